@@ -1,0 +1,64 @@
+/* args.c - argument helpers and error messages for the command. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("pageclear: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_size(const char *opt, const char *s, size_t *out)
+{
+    int rc = pc_parse_size(s, out);
+    if (rc == -ERANGE) {
+        cli_error("%s: size '%s' is too large", opt, s);
+        return -1;
+    }
+    if (rc != 0) {
+        cli_error("%s: invalid size '%s' (a number with an optional B, KB, MB, "
+                  "GB or TB suffix; powers of 1024)", opt, s);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_uint(const char *opt, const char *s, unsigned long min,
+             unsigned long max, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end != '\0' || errno == ERANGE || v < min ||
+        v > max) {
+        cli_error("%s: '%s' is not a whole number from %lu to %lu", opt, s, min,
+                  max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+const char *cli_fmt_size(size_t v, char *buf, size_t n)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    size_t u = 0;
+    double d = (double)v;
+    while (d >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        d /= 1024;
+        u++;
+    }
+    if (d == (double)(size_t)d)
+        snprintf(buf, n, "%zu%s", (size_t)d, units[u]);
+    else
+        snprintf(buf, n, "%.2f%s", d, units[u]);
+    return buf;
+}

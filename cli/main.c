@@ -1,0 +1,49 @@
+/*
+ * main.c - the `pageclear` command: subcommand dispatch.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+static int usage(FILE *f)
+{
+    fprintf(f,
+            "usage: pageclear <command> [options]\n"
+            "  mem memset|clear   clearing bandwidth (perf bench mem memset style)\n"
+            "  list               the clearing primitives and which run here\n"
+            "  version            print the library version\n"
+            "Run 'pageclear <command> --help' for a command's options.\n");
+    return f == stderr ? CLI_EXIT_USAGE : 0;
+}
+
+static int list(void)
+{
+    for (size_t i = 0; i < pc_impl_count(); i++) {
+        struct pc_impl_info in;
+        pc_impl_get(i, &in);
+        printf("%-18s %-8s %-12s %-11s %s%s\n", in.name, in.arch,
+               *in.features ? in.features : "-",
+               in.cache == PC_CACHE_NONTEMPORAL ? "nontemporal"
+               : in.cache == PC_CACHE_ADAPTIVE  ? "adaptive"
+                                                : "temporal",
+               in.description, in.supported ? "" : "  [not supported here]");
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(stderr);
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "mem") == 0)
+        return cli_mem(argc - 2, argv + 2);
+    if (strcmp(cmd, "list") == 0)
+        return list();
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
+        return printf("pageclear %s\n", pc_version()) < 0;
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0)
+        return usage(stdout);
+    cli_error("unknown command '%s'", cmd);
+    return usage(stderr);
+}

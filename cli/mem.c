@@ -1,0 +1,350 @@
+/*
+ * mem.c - `pageclear mem memset|clear`: bandwidth of clearing a buffer, in
+ * perf bench mem's manner. The buffer is mapped with MAP_POPULATE and
+ * cleared once untimed; each run times LOOPS passes over it, one call per
+ * CHUNK; the figure is the statistics of RUNS runs. Functions are
+ * interleaved run by run so that drift on a shared machine hits all alike.
+ * Without -s it sweeps sizes 4 KiB .. 4 GiB and prints one table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define FN_PC_CLEAR (-1)
+#define FN_GLIBC (-2)
+#define MAX_FNS 32
+/* Each run covers at least this many bytes unless -l says otherwise, so a
+ * 4 KiB clear is timed over 65536 calls (~ms), not one (~100 ns, below
+ * the clock's resolution and overhead). */
+#define AUTO_BYTES_PER_RUN ((size_t)256 << 20)
+#define DEFAULT_RUNS 5
+#define SWEEP_MIN ((size_t)4 << 10)
+#define SWEEP_MAX ((size_t)4 << 30)
+#define PAGE_AT_A_TIME ((size_t)4096)
+
+struct mem_fn {
+    char name[48];
+    int kind;     /* FN_PC_CLEAR, FN_GLIBC, or a primitive index */
+    size_t chunk; /* 0: the run's chunk */
+};
+
+struct mem_opts {
+    size_t size, chunk;
+    unsigned long loops, runs;
+    enum cli_page page;
+    enum cli_format fmt;
+    const char *function;
+    int have_size;
+};
+
+static void call(const struct mem_fn *f, char *p, size_t n)
+{
+    if (f->kind == FN_PC_CLEAR)
+        (void)pc_clear(p, n);
+    else if (f->kind == FN_GLIBC)
+        memset(p, 0, n);
+    else
+        (void)pc_impl_clear((size_t)f->kind, p, n);
+}
+
+/* One timed run: GB/s (10^9 bytes per second). */
+static double run_once(const struct mem_fn *f, char *buf, size_t size,
+                       size_t chunk, unsigned long loops)
+{
+    if (chunk == 0 || chunk > size)
+        chunk = size;
+    uint64_t t0 = cli_now_ns();
+    for (unsigned long l = 0; l < loops; l++)
+        for (size_t off = 0; off < size; off += chunk)
+            call(f, buf + off, size - off < chunk ? size - off : chunk);
+    uint64_t ns = cli_now_ns() - t0;
+    return (double)size * (double)loops / (double)(ns ? ns : 1);
+}
+
+static size_t list_functions(struct mem_fn *fns)
+{
+    size_t n = 0;
+    fns[n++] = (struct mem_fn){"pc_clear", FN_PC_CLEAR, 0};
+    fns[n++] = (struct mem_fn){"glibc", FN_GLIBC, 0};
+    for (size_t i = 0; i < pc_impl_count() && n < MAX_FNS; i++) {
+        struct pc_impl_info in;
+        pc_impl_get(i, &in);
+        if (in.supported) {
+            fns[n] = (struct mem_fn){"", (int)i, 0};
+            snprintf(fns[n].name, sizeof(fns[n].name), "%s", in.name);
+            n++;
+        }
+    }
+    return n;
+}
+
+static void print_help_functions(void)
+{
+    printf("# functions for 'pageclear mem clear -f':\n");
+    printf("  %-20s %s\n", "pc_clear", "libpageclear's clear: primitive chosen by CPU and size");
+    printf("  %-20s %s\n", "glibc", "the C library's memset");
+    for (size_t i = 0; i < pc_impl_count(); i++) {
+        struct pc_impl_info in;
+        pc_impl_get(i, &in);
+        printf("  %-20s %s%s\n", in.name, in.description,
+               in.supported ? "" : "  [not supported on this machine]");
+    }
+    printf("  %-20s %s\n", "all", "every supported function above");
+}
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: pageclear mem memset|clear [options]\n"
+            "  -s, --size SIZE       bytes to clear (B/KB/MB/GB/TB, powers of 1024);\n"
+            "                        without -s: sweep 4KB..4GB and print a table\n"
+            "  -k, --chunk CHUNK     one call per CHUNK bytes (0 = whole size)\n"
+            "  -l, --nr_loops LOOPS  passes per run (default: enough for 256 MiB)\n"
+            "  -n, --runs RUNS       timed runs for the statistics (default %d)\n"
+            "  -f, --function NAME   a function, 'all' or 'help' (default pc_clear)\n"
+            "  -p, --page 4KB|thp|2MB|1GB  backing page size (default 4KB)\n"
+            "  --format=simple|default, --json, --csv\n"
+            "Bandwidth is GB/s = 10^9 bytes/s.\n",
+            DEFAULT_RUNS);
+    return CLI_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, struct mem_opts *o)
+{
+    *o = (struct mem_opts){.runs = DEFAULT_RUNS, .function = NULL};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (cli_parse_format(a, &o->fmt))
+            continue;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return usage(), -2;
+        int takes = a[0] == '-' && strchr("sklnfp", a[1]) && a[2] == '\0';
+        const char *longs[] = {"--size", "--chunk", "--nr_loops", "--runs",
+                               "--function", "--page"};
+        char key = takes ? a[1] : 0;
+        for (size_t j = 0; j < 6 && !key; j++)
+            if (strcmp(a, longs[j]) == 0)
+                key = "sklnfp"[j];
+        if (!key) {
+            cli_error("mem: unknown option '%s'", a);
+            return usage(), -1;
+        }
+        if (v == NULL) {
+            cli_error("mem: option '%s' needs a value", a);
+            return usage(), -1;
+        }
+        i++;
+        switch (key) {
+        case 's':
+            if (cli_size("-s", v, &o->size) != 0)
+                return -1;
+            if (o->size == 0) {
+                cli_error("-s: the size must be at least 1 byte");
+                return -1;
+            }
+            o->have_size = 1;
+            break;
+        case 'k':
+            if (cli_size("-k", v, &o->chunk) != 0)
+                return -1;
+            break;
+        case 'l':
+            if (cli_uint("-l", v, 1, 1000000000ul, &o->loops) != 0)
+                return -1;
+            break;
+        case 'n':
+            if (cli_uint("-n", v, 1, 10000, &o->runs) != 0)
+                return -1;
+            break;
+        case 'f':
+            o->function = v;
+            break;
+        case 'p':
+            if (cli_parse_page(v, &o->page) != 0) {
+                cli_error("-p: invalid page size '%s' (4KB, thp, 2MB or 1GB)", v);
+                return -1;
+            }
+            break;
+        }
+    }
+    return 0;
+}
+
+/* Pick the functions -f names into sel; returns their count, 0 on error. */
+static size_t select_functions(const char *want, struct mem_fn *all, size_t nall,
+                               struct mem_fn *sel)
+{
+    if (want == NULL || strcmp(want, "all") == 0) {
+        memcpy(sel, all, nall * sizeof(*all));
+        return nall;
+    }
+    for (size_t i = 0; i < nall; i++)
+        if (strcmp(all[i].name, want) == 0) {
+            sel[0] = all[i];
+            return 1;
+        }
+    int id = pc_impl_find(want);
+    if (id >= 0)
+        cli_error("-f: '%s' cannot run on this CPU/OS; see 'pageclear mem clear -f help'",
+                  want);
+    else
+        cli_error("-f: unknown function '%s'; see 'pageclear mem clear -f help'", want);
+    return 0;
+}
+
+static unsigned long auto_loops(size_t size)
+{
+    return size >= AUTO_BYTES_PER_RUN ? 1 : (unsigned long)(AUTO_BYTES_PER_RUN / size);
+}
+
+/* Measure fns[0..n) on buf: runs interleaved, one untimed pass each first. */
+static void measure(const struct mem_fn *fns, size_t n, char *buf, size_t size,
+                    size_t chunk, unsigned long loops, unsigned long runs,
+                    struct cli_stats *out)
+{
+    double *v = calloc(n * runs, sizeof(double));
+    if (v == NULL) {
+        cli_error("out of memory");
+        exit(CLI_EXIT_RUNTIME);
+    }
+    for (size_t f = 0; f < n; f++)
+        run_once(&fns[f], buf, size, fns[f].chunk ? fns[f].chunk : chunk, 1);
+    for (unsigned long r = 0; r < runs; r++)
+        for (size_t f = 0; f < n; f++)
+            v[f * runs + r] =
+                run_once(&fns[f], buf, size, fns[f].chunk ? fns[f].chunk : chunk, loops);
+    for (size_t f = 0; f < n; f++)
+        cli_stats(&v[f * runs], runs, &out[f]);
+    free(v);
+}
+
+static int map_or_fail(struct cli_buf *b, size_t size, enum cli_page page)
+{
+    char err[512];
+    if (cli_buf_map(b, size, page, 1, err, sizeof(err)) != 0) {
+        cli_error("mem: %s", err);
+        return -1;
+    }
+    memset(b->addr, 0, size); /* the untimed first clear, as perf bench */
+    return 0;
+}
+
+static int run_single(const struct mem_opts *o, const struct mem_fn *sel, size_t n,
+                      const char *workload)
+{
+    struct cli_buf b;
+    struct cli_stats st[MAX_FNS];
+    unsigned long loops = o->loops ? o->loops : auto_loops(o->size);
+    if (map_or_fail(&b, o->size, o->page) != 0)
+        return CLI_EXIT_RUNTIME;
+    measure(sel, n, b.addr, o->size, o->chunk, loops, o->runs, st);
+    cli_buf_unmap(&b);
+    cli_record_header(stdout, o->fmt);
+    for (size_t f = 0; f < n; f++) {
+        struct cli_record r = {workload, sel[f].name, cli_page_name(o->page),
+                               o->size, o->chunk, loops, 1, "GB/s", st[f]};
+        cli_record_print(stdout, o->fmt, &r);
+    }
+    cli_record_footer(stdout, o->fmt);
+    return 0;
+}
+
+/* The sweep: every function at every size, pc_clear's ratios at the end. */
+static int run_sweep(const struct mem_opts *o, struct mem_fn *sel, size_t n,
+                     const char *workload)
+{
+    char s1[32];
+    size_t avail = cli_mem_available(), max = SWEEP_MAX;
+    /* Leave half of the free memory to everyone else on a shared machine. */
+    while (avail && max > SWEEP_MIN && max > avail / 2)
+        max /= 4;
+    int stosb = pc_impl_find("x86-64-stosb");
+    struct mem_fn page = {"", FN_PC_CLEAR, PAGE_AT_A_TIME};
+    if (stosb >= 0 && pc_impl_clear((size_t)stosb, NULL, 0) != -ENOTSUP)
+        page.kind = stosb;
+    snprintf(page.name, sizeof(page.name), "%s/4KiB",
+             page.kind == FN_PC_CLEAR ? "pc_clear" : "x86-64-stosb");
+    if (n < MAX_FNS)
+        sel[n++] = page;
+
+    if (o->fmt == CLI_FMT_DEFAULT) {
+        printf("# pageclear mem %s: median GB/s (10^9 B/s) ± %%stdev of %lu runs, "
+               "%s pages; each run >= %s\n", workload, o->runs,
+               cli_page_name(o->page), cli_fmt_size(AUTO_BYTES_PER_RUN, s1, sizeof(s1)));
+        printf("%-7s", "size");
+        for (size_t f = 0; f < n; f++)
+            printf(" %17s", sel[f].name);
+        printf("  %-18s %8s %8s %8s\n", "pc_clear uses", "vs-page", "vs-best",
+               "vs-glibc");
+    } else {
+        cli_record_header(stdout, o->fmt);
+    }
+    for (size_t size = SWEEP_MIN; size <= max; size *= 4) {
+        struct cli_buf b;
+        struct cli_stats st[MAX_FNS];
+        cli_progress("mem %s: %s", workload, cli_fmt_size(size, s1, sizeof(s1)));
+        if (map_or_fail(&b, size, o->page) != 0)
+            return CLI_EXIT_RUNTIME;
+        unsigned long loops = o->loops ? o->loops : auto_loops(size);
+        measure(sel, n, b.addr, size, 0, loops, o->runs, st);
+        cli_buf_unmap(&b);
+        cli_progress("%s", "");
+        if (o->fmt != CLI_FMT_DEFAULT) {
+            for (size_t f = 0; f < n; f++) {
+                struct cli_record r = {workload, sel[f].name, cli_page_name(o->page),
+                                       size, sel[f].chunk, loops, 1, "GB/s", st[f]};
+                cli_record_print(stdout, o->fmt, &r);
+            }
+            continue;
+        }
+        double pc = 0, pg = 0, best = 0, glibc = 0;
+        printf("%-7s", cli_fmt_size(size, s1, sizeof(s1)));
+        for (size_t f = 0; f < n; f++) {
+            printf(" %10.2f ±%4.1f%%", st[f].median, st[f].stdev_pct);
+            if (sel[f].kind == FN_PC_CLEAR && sel[f].chunk == 0)
+                pc = st[f].median;
+            else if (sel[f].chunk != 0)
+                pg = st[f].median;
+            else if (sel[f].kind == FN_GLIBC)
+                glibc = st[f].median;
+            else if (st[f].median > best)
+                best = st[f].median;
+        }
+        printf("  %-18s %7.2fx %7.1f%% %7.1f%%\n", pc_selected(size),
+               pg > 0 ? pc / pg : 0, best > 0 ? 100 * pc / best : 0,
+               glibc > 0 ? 100 * pc / glibc : 0);
+        fflush(stdout);
+    }
+    if (o->fmt != CLI_FMT_DEFAULT)
+        cli_record_footer(stdout, o->fmt);
+    return 0;
+}
+
+int cli_mem(int argc, char **argv)
+{
+    struct mem_opts o;
+    struct mem_fn all[MAX_FNS], sel[MAX_FNS];
+
+    if (argc < 1 || (strcmp(argv[0], "memset") != 0 && strcmp(argv[0], "clear") != 0)) {
+        cli_error("mem: expected 'memset' or 'clear'");
+        return usage();
+    }
+    int rc = parse(argc - 1, argv + 1, &o);
+    if (rc == -2)
+        return 0;
+    if (rc != 0)
+        return CLI_EXIT_USAGE;
+    if (o.function != NULL && strcmp(o.function, "help") == 0) {
+        print_help_functions();
+        return 0;
+    }
+    size_t nall = list_functions(all);
+    const char *want = o.function ? o.function : (o.have_size ? "pc_clear" : "all");
+    size_t n = select_functions(want, all, nall, sel);
+    if (n == 0)
+        return CLI_EXIT_USAGE;
+    return o.have_size ? run_single(&o, sel, n, argv[0]) : run_sweep(&o, sel, n, argv[0]);
+}

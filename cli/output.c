@@ -1,0 +1,98 @@
+/*
+ * output.c - the command's output formats. Bandwidth is always GB/s, that
+ * is 10^9 bytes per second (perf bench's "GB/sec" is 2^30: multiply ours
+ * by 0.931 to compare). Sizes are printed in binary units named as such.
+ *   default  a human-readable line per measurement
+ *   simple   the bare mean, as perf bench --format=simple
+ *   json     one JSON array of records (schema in README)
+ *   csv      a header line, then one line per record
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_parse_format(const char *arg, enum cli_format *fmt)
+{
+    if (strcmp(arg, "--format=simple") == 0)
+        *fmt = CLI_FMT_SIMPLE;
+    else if (strcmp(arg, "--format=default") == 0)
+        *fmt = CLI_FMT_DEFAULT;
+    else if (strcmp(arg, "--json") == 0 || strcmp(arg, "--format=json") == 0)
+        *fmt = CLI_FMT_JSON;
+    else if (strcmp(arg, "--csv") == 0 || strcmp(arg, "--format=csv") == 0)
+        *fmt = CLI_FMT_CSV;
+    else
+        return 0;
+    return 1;
+}
+
+static int records_printed;
+
+void cli_record_header(FILE *f, enum cli_format fmt)
+{
+    records_printed = 0;
+    if (fmt == CLI_FMT_JSON)
+        fputs("[\n", f);
+    else if (fmt == CLI_FMT_CSV)
+        fputs("workload,function,size,chunk,page,loops,threads,unit,mean,median,"
+              "min,max,stdev_pct,runs\n", f);
+}
+
+void cli_record_print(FILE *f, enum cli_format fmt, const struct cli_record *r)
+{
+    char s1[32], s2[32];
+    const struct cli_stats *st = &r->st;
+    switch (fmt) {
+    case CLI_FMT_SIMPLE:
+        fprintf(f, "%.6f\n", st->mean);
+        break;
+    case CLI_FMT_JSON:
+        fprintf(f,
+                "%s  {\"workload\": \"%s\", \"function\": \"%s\", \"size\": %zu, "
+                "\"chunk\": %zu, \"page\": \"%s\", \"loops\": %lu, \"threads\": %lu, "
+                "\"unit\": \"%s\", \"mean\": %.6f, \"median\": %.6f, \"min\": %.6f, "
+                "\"max\": %.6f, \"stdev_pct\": %.3f, \"runs\": %zu}",
+                records_printed ? ",\n" : "", r->workload, r->function, r->size,
+                r->chunk, r->page, r->loops, r->threads, r->unit, st->mean,
+                st->median, st->min, st->max, st->stdev_pct, st->n);
+        break;
+    case CLI_FMT_CSV:
+        fprintf(f, "%s,%s,%zu,%zu,%s,%lu,%lu,%s,%.6f,%.6f,%.6f,%.6f,%.3f,%zu\n",
+                r->workload, r->function, r->size, r->chunk, r->page, r->loops,
+                r->threads, r->unit, st->mean, st->median, st->min, st->max,
+                st->stdev_pct, st->n);
+        break;
+    default:
+        fprintf(f, "# function '%s', %s, chunk %s, %s pages, %lu loops, %zu runs\n",
+                r->function, cli_fmt_size(r->size, s1, sizeof(s1)),
+                r->chunk ? cli_fmt_size(r->chunk, s2, sizeof(s2)) : "whole",
+                r->page, r->loops, st->n);
+        fprintf(f, "%14.6f %s  (mean ±%.2f%%; median %.3f, min %.3f, max %.3f)\n",
+                st->mean, r->unit, st->stdev_pct, st->median, st->min, st->max);
+        break;
+    }
+    records_printed++;
+}
+
+void cli_record_footer(FILE *f, enum cli_format fmt)
+{
+    if (fmt == CLI_FMT_JSON)
+        fputs(records_printed ? "\n]\n" : "]\n", f);
+}
+
+void cli_progress(const char *fmt, ...)
+{
+    static int tty = -1;
+    if (tty < 0)
+        tty = isatty(STDERR_FILENO);
+    if (!tty)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("\r\033[K", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+}

@@ -1,0 +1,195 @@
+/*
+ * pageclear.h - extent-aware memory clearing for user space.
+ *
+ * The one public header of libpageclear. Every entry point carries its
+ * contract here. Conventions shared by all functions:
+ *   - Functions returning int return 0 on success or a negative errno value.
+ *   - On an error nothing is written.
+ *   - No function ever writes a byte outside [addr, addr + len).
+ *   - All functions are thread-safe; environment options (PAGECLEAR_*) are
+ *     read once, on the first call that needs them.
+ */
+#ifndef PAGECLEAR_H
+#define PAGECLEAR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks the library's exported entry points; everything else is hidden. */
+#if defined(__GNUC__)
+#define PC_API __attribute__((visibility("default")))
+#else
+#define PC_API
+#endif
+
+#define PC_VERSION_MAJOR 0
+#define PC_VERSION_MINOR 1
+#define PC_VERSION_PATCH 0
+
+/* The page unit of pc_clear_pages and of the hint neighbourhood. It is the
+ * x86-64 and default arm64 base page; the API keeps it fixed so that a page
+ * count means the same number of bytes everywhere. */
+#define PC_PAGE_SIZE ((size_t)4096)
+
+/* Library version as "MAJOR.MINOR.PATCH". */
+PC_API const char *pc_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Clearing                                                                  */
+
+/* Zero [addr, addr + len). Any alignment, any length. The primitive is
+ * chosen from the CPU's features and from len (see pc_selected), unless
+ * PAGECLEAR_IMPL forces one. One call covers the whole extent: there are no
+ * rescheduling points (see pc_clear_batched for that).
+ * Returns 0; -EINVAL if addr is NULL and len > 0; -EOVERFLOW if addr + len
+ * wraps around the address space. len == 0 returns 0 and writes nothing. */
+PC_API int pc_clear(void *addr, size_t len);
+
+/* Zero npages pages of PC_PAGE_SIZE bytes starting at addr, as pc_clear.
+ * Returns -EINVAL if addr is NULL (with npages > 0) or not PC_PAGE_SIZE
+ * aligned; -EOVERFLOW if npages * PC_PAGE_SIZE or the end address overflows. */
+PC_API int pc_clear_pages(void *addr, size_t npages);
+
+/* ------------------------------------------------------------------------ */
+/* Batching: units between rescheduling points                              */
+
+/* Preemption models, after the kernel's. Under NONE and VOLUNTARY the clear
+ * proceeds in units with a resched point before each; under FULL and LAZY
+ * the scheduler can preempt at any time, so the whole extent is one unit and
+ * the resched callback is never called. */
+enum pc_preempt {
+    PC_PREEMPT_NONE = 0,
+    PC_PREEMPT_VOLUNTARY = 1,
+    PC_PREEMPT_FULL = 2,
+    PC_PREEMPT_LAZY = 3
+};
+
+/* Called before each unit with the bytes cleared so far and the total.
+ * Return 0 to go on; any other value stops the clear before that unit. */
+typedef int (*pc_resched_fn)(void *ctx, size_t done, size_t total);
+
+struct pc_batch {
+    /* Bytes per unit; 0 means pc_default_unit(). Any value >= 1 is allowed;
+     * page multiples are what the kernel uses and what performs well. */
+    size_t unit;
+    enum pc_preempt model;
+    pc_resched_fn resched; /* may be NULL: units still split the work */
+    void *ctx;             /* passed to resched */
+};
+
+/* The default unit in bytes: PAGECLEAR_UNIT if set, else 32 MiB where the
+ * host has a fast multi-page primitive (an architecture-specific one on
+ * x86-64 or arm64), else one page. 32 MiB is large enough for the CPU to see
+ * an LLC-sized extent and small enough that a unit takes ~3 ms even at a
+ * poor 10 GB/s, far below a 100 ms scheduling-latency budget. */
+PC_API size_t pc_default_unit(void);
+
+/* Fill *b with the defaults: unit 0 (= pc_default_unit()), PC_PREEMPT_NONE,
+ * no callback. */
+PC_API void pc_batch_init(struct pc_batch *b);
+
+/* Zero [addr, addr + len) in units as *b says (b == NULL: defaults). Before
+ * each unit (under NONE/VOLUNTARY) resched(ctx, done, len) runs; a non-zero
+ * return stops the clear, which then returns -ECANCELED. *cleared (if not
+ * NULL) receives the number of bytes zeroed, always a prefix of the extent,
+ * on success and on cancellation alike. Bad input as pc_clear, plus -EINVAL
+ * for a model outside enum pc_preempt. */
+PC_API int pc_clear_batched(void *addr, size_t len, const struct pc_batch *b,
+                     size_t *cleared);
+
+/* ------------------------------------------------------------------------ */
+/* Zeroing around a hint (the kernel's folio_zero_user order)                */
+
+/* Zero [addr, addr + len) so that the pages around hint, which the caller is
+ * about to touch, are cleared last and stay in cache. Pages are the
+ * PC_PAGE_SIZE-aligned pages the extent spans (the first and last may be
+ * partial). With f the page holding hint and n pages in all:
+ *   neighbourhood = [f - 2, f + 2] clamped into [0, n - 1] (at most 5 pages)
+ *   right = pages after the neighbourhood, left = pages before it.
+ * Order: right, then left, then the neighbourhood; empty ranges are skipped.
+ * The neighbourhood is cleared with cache-allocating (temporal) stores, even
+ * if PAGECLEAR_IMPL forces a non-temporal primitive; right and left use the
+ * pc_clear selection. Returns -EINVAL if hint is outside [addr, addr + len)
+ * (len == 0 returns 0 whatever hint is), and bad input as pc_clear. */
+PC_API int pc_clear_hint(void *addr, size_t len, const void *hint);
+
+/* pc_clear_hint with each of its ranges going through the batching of *b
+ * (b == NULL: defaults). The callback sees done/total over the whole extent;
+ * *cleared receives the bytes zeroed (not a prefix: the ranges' order). */
+PC_API int pc_clear_hint_batched(void *addr, size_t len, const void *hint,
+                          const struct pc_batch *b, size_t *cleared);
+
+/* ------------------------------------------------------------------------ */
+/* Primitives: introspection and direct calls                                */
+
+enum pc_cache {
+    PC_CACHE_TEMPORAL = 0,    /* stores allocate lines in cache */
+    PC_CACHE_NONTEMPORAL = 1, /* streaming stores bypass the cache */
+    PC_CACHE_ADAPTIVE = 2     /* temporal for small extents; the CPU may stop
+                                 allocating for LLC-sized ones (rep stos) */
+};
+
+struct pc_impl_info {
+    const char *name;        /* e.g. "x86-64-stosb": PAGECLEAR_IMPL, -f */
+    const char *arch;        /* "x86-64", "aarch64" or "any" */
+    const char *features;    /* required CPU features, "" for none */
+    const char *description; /* one line */
+    enum pc_cache cache;
+    int supported; /* 1 if this host can run it, else 0 */
+};
+
+/* Number of primitives in the table (all architectures, supported or not). */
+PC_API size_t pc_impl_count(void);
+
+/* Fill *out for primitive i. Returns -EINVAL if out is NULL, -ENOENT if
+ * i >= pc_impl_count(). */
+PC_API int pc_impl_get(size_t i, struct pc_impl_info *out);
+
+/* Index of the primitive called name, or -ENOENT (-EINVAL for NULL). */
+PC_API int pc_impl_find(const char *name);
+
+/* Zero [addr, addr + len) with primitive i alone: no selection, no batching.
+ * Returns -ENOENT for an unknown index, -ENOTSUP if this CPU/OS cannot run
+ * it (nothing is executed), and bad input as pc_clear. */
+PC_API int pc_impl_clear(size_t i, void *addr, size_t len);
+
+/* Name of the primitive pc_clear uses for an extent of len bytes: the one
+ * forced by PAGECLEAR_IMPL if that was honoured, else the selection's. */
+PC_API const char *pc_selected(size_t len);
+
+/* Name of the cache-allocating primitive pc_clear_hint uses for its
+ * neighbourhood of len bytes. */
+PC_API const char *pc_selected_temporal(size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Host facts and tunables                                                   */
+
+struct pc_host {
+    char vendor[16];       /* "GenuineIntel", "AuthenticAMD", "arm64", ... */
+    char features[256];    /* the features detected and usable, space-separated */
+    int hypervisor;        /* 1 if running under a hypervisor */
+    size_t llc_size;       /* last-level cache bytes, 0 if unknown */
+    size_t zva_block;      /* arm64 dc zva block bytes, 0 if unusable */
+    size_t vector_max;     /* selection threshold: below, vector stores */
+    size_t nt_threshold;   /* selection threshold: from here, non-temporal */
+    size_t unit;           /* pc_default_unit() */
+    const char *forced;    /* name forced by PAGECLEAR_IMPL, or NULL */
+};
+
+/* Fill *h with what the library detected and the thresholds in force.
+ * Returns -EINVAL for NULL. */
+PC_API int pc_host_get(struct pc_host *h);
+
+/* Parse a size with an optional suffix: B, K/KB/KiB, M/MB/MiB, G/GB/GiB,
+ * T/TB/TiB (all powers of 1024, as perf bench). Case-insensitive. Returns 0
+ * and sets *out, -EINVAL for a malformed string, -ERANGE if it overflows. */
+PC_API int pc_parse_size(const char *s, size_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAGECLEAR_H */

@@ -1,0 +1,105 @@
+/*
+ * cpu.c (x86-64) - what this CPU and OS can run, from cpuid and xgetbv.
+ * A vector feature counts only if cpuid reports it AND the OS has enabled
+ * saving its register state in XCR0; otherwise executing it would fault.
+ */
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <string.h>
+
+#include "pci.h"
+
+/* cpuid bit positions (Intel SDM vol. 2A, AMD APM vol. 3, cpuid chapter). */
+#define LEAF1_ECX_OSXSAVE (1u << 27)
+#define LEAF1_ECX_AVX (1u << 28)
+#define LEAF1_ECX_HYPERVISOR (1u << 31)
+#define LEAF7_EBX_AVX2 (1u << 5)
+#define LEAF7_EBX_ERMS (1u << 9)
+#define LEAF7_EBX_AVX512F (1u << 16)
+#define LEAF7_EDX_FSRM (1u << 4)
+#define EXT8_EBX_CLZERO (1u << 0)
+/* XCR0 state components: SSE (1), AVX upper halves (2), AVX-512 opmask
+ * (5), upper halves of ZMM0-15 (6), ZMM16-31 (7). */
+#define XCR0_AVX_STATE 0x06u
+#define XCR0_AVX512_STATE 0xe0u
+
+static uint64_t read_xcr0(void)
+{
+    uint32_t lo, hi;
+    /* xgetbv with ecx = 0; emitted as bytes so no -mxsave is needed. Only
+     * reached when cpuid says OSXSAVE, i.e. the instruction is enabled. */
+    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* Size of the largest cache level from a deterministic cache parameters
+ * leaf (Intel leaf 4, AMD leaf 0x8000001d share the layout). */
+static size_t cache_leaf_llc(unsigned leaf)
+{
+    size_t best = 0;
+    for (unsigned i = 0; i < 16; i++) {
+        unsigned a, b, c, d;
+        __cpuid_count(leaf, i, a, b, c, d);
+        if ((a & 0x1f) == 0) /* no more caches */
+            break;
+        if ((a & 0x1f) == 2) /* instruction cache */
+            continue;
+        size_t ways = ((b >> 22) & 0x3ff) + 1, parts = ((b >> 12) & 0x3ff) + 1;
+        size_t line = (b & 0xfff) + 1, sets = (size_t)c + 1;
+        size_t size = ways * parts * line * sets;
+        if (size > best)
+            best = size;
+    }
+    return best;
+}
+
+void pci_cpu_detect(struct pci_cpu *cpu)
+{
+    unsigned a, b, c, d, max, maxext;
+
+    *cpu = (struct pci_cpu){0};
+    cpu->features = PCI_F_X86_64;
+    __cpuid(0, max, b, c, d);
+    memcpy(cpu->vendor_name, &b, 4);
+    memcpy(cpu->vendor_name + 4, &d, 4);
+    memcpy(cpu->vendor_name + 8, &c, 4);
+    if (strcmp(cpu->vendor_name, "GenuineIntel") == 0)
+        cpu->vendor = PCI_VENDOR_INTEL;
+    else if (strcmp(cpu->vendor_name, "AuthenticAMD") == 0 ||
+             strcmp(cpu->vendor_name, "HygonGenuine") == 0)
+        cpu->vendor = PCI_VENDOR_AMD;
+
+    unsigned ecx1 = 0;
+    if (max >= 1) {
+        __cpuid(1, a, b, ecx1, d);
+        cpu->hypervisor = (ecx1 & LEAF1_ECX_HYPERVISOR) != 0;
+    }
+    uint64_t xcr0 = (ecx1 & LEAF1_ECX_OSXSAVE) ? read_xcr0() : 0;
+    int os_avx = (ecx1 & LEAF1_ECX_AVX) && (xcr0 & XCR0_AVX_STATE) == XCR0_AVX_STATE;
+    int os_avx512 = os_avx && (xcr0 & XCR0_AVX512_STATE) == XCR0_AVX512_STATE;
+
+    if (max >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        if (b & LEAF7_EBX_ERMS)
+            cpu->features |= PCI_F_ERMS;
+        if (d & LEAF7_EDX_FSRM)
+            cpu->features |= PCI_F_FSRM;
+        if ((b & LEAF7_EBX_AVX2) && os_avx)
+            cpu->features |= PCI_F_AVX2;
+        if ((b & LEAF7_EBX_AVX512F) && os_avx512)
+            cpu->features |= PCI_F_AVX512;
+    }
+
+    __cpuid(0x80000000u, maxext, b, c, d);
+    if (maxext >= 0x80000008u) {
+        __cpuid(0x80000008u, a, b, c, d);
+        if (b & EXT8_EBX_CLZERO)
+            cpu->features |= PCI_F_CLZERO;
+    }
+
+    if (cpu->vendor == PCI_VENDOR_AMD && maxext >= 0x8000001du)
+        cpu->llc_size = cache_leaf_llc(0x8000001du);
+    else if (max >= 4)
+        cpu->llc_size = cache_leaf_llc(4);
+}
+#endif

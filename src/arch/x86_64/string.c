@@ -1,0 +1,106 @@
+/*
+ * string.c - x86-64 primitives on general-purpose stores: the unrolled
+ * movq loop and the two string instructions. All three run on every
+ * x86-64 CPU; ERMS/FSRM only decide whether rep stosb is fast, so the
+ * selector (dispatch.c), not a feature check, decides when to use them.
+ */
+#if defined(__x86_64__)
+#include "pci.h"
+
+/* Eight 8-byte stores per 64-byte line, the kernel's baseline clear_page
+ * shape. The head up to 8-byte alignment and the tail go byte by byte. */
+void pci_clear_x86_unrolled(void *dst, size_t len)
+{
+    char *p = dst;
+    size_t head = (size_t)(-(uintptr_t)p & 7);
+
+    if (head > len)
+        head = len;
+    pci_clear_bytes(p, head);
+    p += head;
+    len -= head;
+
+    size_t lines = len / 64;
+    if (lines) {
+        __asm__ volatile("1:\n\t"
+                         "movq %2, 0(%0)\n\t"
+                         "movq %2, 8(%0)\n\t"
+                         "movq %2, 16(%0)\n\t"
+                         "movq %2, 24(%0)\n\t"
+                         "movq %2, 32(%0)\n\t"
+                         "movq %2, 40(%0)\n\t"
+                         "movq %2, 48(%0)\n\t"
+                         "movq %2, 56(%0)\n\t"
+                         "addq $64, %0\n\t"
+                         "decq %1\n\t"
+                         "jnz 1b"
+                         : "+r"(p), "+r"(lines)
+                         : "r"((uint64_t)0)
+                         : "memory");
+    }
+    len &= 63;
+    size_t words = len / 8;
+    if (words) {
+        __asm__ volatile("1:\n\t"
+                         "movq %2, (%0)\n\t"
+                         "addq $8, %0\n\t"
+                         "decq %1\n\t"
+                         "jnz 1b"
+                         : "+r"(p), "+r"(words)
+                         : "r"((uint64_t)0)
+                         : "memory");
+    }
+    pci_clear_bytes(p, len & 7);
+}
+
+/* rep stosq over the 8-byte aligned body; head and tail byte by byte. */
+void pci_clear_x86_stosq(void *dst, size_t len)
+{
+    char *p = dst;
+    size_t head = (size_t)(-(uintptr_t)p & 7);
+
+    if (head > len)
+        head = len;
+    pci_clear_bytes(p, head);
+    p += head;
+    len -= head;
+
+    size_t words = len / 8;
+    __asm__ volatile("rep stosq"
+                     : "+D"(p), "+c"(words)
+                     : "a"((uint64_t)0)
+                     : "memory");
+    pci_clear_bytes(p, len & 7);
+}
+
+/* One rep stosb over the whole extent: the CPU sees the full length, which
+ * is what lets it stop allocating cache lines for LLC-sized extents. */
+void pci_clear_x86_stosb(void *dst, size_t len)
+{
+    __asm__ volatile("rep stosb"
+                     : "+D"(dst), "+c"(len)
+                     : "a"(0)
+                     : "memory");
+}
+
+/* clzero zeroes the whole 64-byte line holding the address in rax. It is
+ * weakly ordered like non-temporal stores (AMD APM vol. 3), hence the
+ * sfence. Head and tail outside whole lines go byte by byte. */
+void pci_clear_x86_clzero(void *dst, size_t len)
+{
+    char *p = dst;
+    size_t head = (size_t)(-(uintptr_t)p & 63);
+
+    if (head > len)
+        head = len;
+    pci_clear_bytes(p, head);
+    p += head;
+    len -= head;
+
+    for (size_t lines = len / 64; lines; lines--, p += 64)
+        __asm__ volatile(".byte 0x0f, 0x01, 0xfc" /* clzero (%rax) */
+                         : : "a"(p) : "memory");
+    __asm__ volatile("sfence" ::: "memory");
+    pci_clear_bytes(p, len & 63);
+}
+#endif

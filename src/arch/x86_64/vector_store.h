@@ -1,0 +1,67 @@
+/*
+ * vector_store.h - the one shape of the vector primitives, expanded by
+ * avx2.c and avx512.c with their own vector type and intrinsics:
+ *   PCI_V            bytes per vector
+ *   PCI_VTYPE        the vector type
+ *   PCI_VZERO()      a zero vector
+ *   PCI_VSTOREU/STORE/STREAM(p, v)  unaligned, aligned, non-temporal store
+ *   PCI_VTARGET      the target attribute string
+ *   PCI_VNAME(s)     the function name for suffix s
+ *
+ * Lengths below one vector go to pci_clear_bytes. Otherwise an unaligned
+ * store covers the head and one ending at dst + len the tail; beyond two
+ * vectors an aligned loop covers the body between them. The overlap is harmless (every store writes zeros) and
+ * nothing reaches outside [dst, dst + len). Non-temporal stores need aligned
+ * addresses, so only the body streams; sfence orders the streamed lines
+ * before the function returns.
+ */
+#define PCI_VP(p) ((PCI_VTYPE *)(void *)(p))
+
+__attribute__((target(PCI_VTARGET))) void PCI_VNAME()(void *dst, size_t len)
+{
+    if (len < PCI_V) {
+        pci_clear_bytes(dst, len);
+        return;
+    }
+    const PCI_VTYPE z = PCI_VZERO();
+    char *p = dst, *end = p + len;
+    PCI_VSTOREU(PCI_VP(p), z);
+    PCI_VSTOREU(PCI_VP(end - PCI_V), z);
+    if (len <= 2 * PCI_V)
+        return;
+    p = (char *)(((uintptr_t)p + PCI_V) & ~(uintptr_t)(PCI_V - 1));
+    for (; p + 4 * PCI_V <= end; p += 4 * PCI_V) {
+        PCI_VSTORE(PCI_VP(p), z);
+        PCI_VSTORE(PCI_VP(p + PCI_V), z);
+        PCI_VSTORE(PCI_VP(p + 2 * PCI_V), z);
+        PCI_VSTORE(PCI_VP(p + 3 * PCI_V), z);
+    }
+    for (; p + PCI_V <= end; p += PCI_V)
+        PCI_VSTORE(PCI_VP(p), z);
+}
+
+__attribute__((target(PCI_VTARGET))) void PCI_VNAME(_nt)(void *dst, size_t len)
+{
+    if (len < PCI_V) {
+        pci_clear_bytes(dst, len);
+        return;
+    }
+    const PCI_VTYPE z = PCI_VZERO();
+    char *p = dst, *end = p + len;
+    PCI_VSTOREU(PCI_VP(p), z);
+    PCI_VSTOREU(PCI_VP(end - PCI_V), z);
+    if (len <= 2 * PCI_V)
+        return;
+    p = (char *)(((uintptr_t)p + PCI_V) & ~(uintptr_t)(PCI_V - 1));
+    for (; p + 4 * PCI_V <= end; p += 4 * PCI_V) {
+        PCI_VSTREAM(PCI_VP(p), z);
+        PCI_VSTREAM(PCI_VP(p + PCI_V), z);
+        PCI_VSTREAM(PCI_VP(p + 2 * PCI_V), z);
+        PCI_VSTREAM(PCI_VP(p + 3 * PCI_V), z);
+    }
+    for (; p + PCI_V <= end; p += PCI_V)
+        PCI_VSTREAM(PCI_VP(p), z);
+    _mm_sfence();
+}
+
+#undef PCI_VP

@@ -1,0 +1,67 @@
+/*
+ * host.c - the detected CPU, cached once, and the public summary of what
+ * the library found and the thresholds in force.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pci.h"
+
+static struct pci_cpu cpu;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+
+static void detect(void)
+{
+    pci_cpu_detect(&cpu);
+}
+
+const struct pci_cpu *pci_cpu(void)
+{
+    pthread_once(&cpu_once, detect);
+    return &cpu;
+}
+
+const char *pc_version(void)
+{
+#define PCI_STR2(x) #x
+#define PCI_STR(x) PCI_STR2(x)
+    return PCI_STR(PC_VERSION_MAJOR) "." PCI_STR(PC_VERSION_MINOR) "." PCI_STR(
+        PC_VERSION_PATCH);
+}
+
+int pc_host_get(struct pc_host *h)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        {PCI_F_X86_64, "x86-64"}, {PCI_F_AARCH64, "aarch64"},
+        {PCI_F_ERMS, "erms"},     {PCI_F_FSRM, "fsrm"},
+        {PCI_F_AVX2, "avx2"},     {PCI_F_AVX512, "avx512f"},
+        {PCI_F_CLZERO, "clzero"}, {PCI_F_DCZVA, "dczva"},
+    };
+    if (h == NULL)
+        return -EINVAL;
+    const struct pci_cpu *c = pci_cpu();
+    const struct pci_thresholds *t = pci_thresholds();
+    const struct pci_options *o = pci_options();
+
+    *h = (struct pc_host){0};
+    snprintf(h->vendor, sizeof(h->vendor), "%s", c->vendor_name);
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (!(c->features & names[i].bit))
+            continue;
+        int n = snprintf(h->features + used, sizeof(h->features) - used, "%s%s",
+                         used ? " " : "", names[i].name);
+        if (n > 0 && (size_t)n < sizeof(h->features) - used)
+            used += (size_t)n;
+    }
+    h->hypervisor = c->hypervisor;
+    h->llc_size = c->llc_size;
+    h->zva_block = c->zva_block;
+    h->vector_max = t->vector_max;
+    h->nt_threshold = t->nt_threshold;
+    h->unit = pc_default_unit();
+    h->forced = o->forced >= 0 ? pci_impls[o->forced].name : NULL;
+    return 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * impl.c - the primitive table (expanded from impl.def) and the public
+ * introspection over it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pci.h"
+
+const struct pci_impl pci_impls[PCI_NIMPL] = {
+#define PCI_ARCHNAME_ANY "any"
+#define PCI_ARCHNAME_X86_64 "x86-64"
+#define PCI_ARCHNAME_AARCH64 "aarch64"
+#define PCI_ARCHBIT_ANY 0u
+#define PCI_ARCHBIT_X86_64 PCI_F_X86_64
+#define PCI_ARCHBIT_AARCH64 PCI_F_AARCH64
+#define PCI_IMPL(id, nm_, arch_, req_, feat_, cache_, desc_)                  \
+    [PCI_ID_##id] = {.name = nm_,                                             \
+                     .arch = PCI_ARCHNAME_##arch_,                            \
+                     .features = feat_,                                       \
+                     .description = desc_,                                    \
+                     .required = PCI_ARCHBIT_##arch_ | (req_),                \
+                     .cache = PC_CACHE_##cache_,                              \
+                     .fn = PCI_ARCH_##arch_(pci_clear_##id)},
+#include "impl.def"
+#undef PCI_IMPL
+};
+
+int pci_impl_runnable(const struct pci_cpu *c, int id)
+{
+    if (id < 0 || id >= PCI_NIMPL || pci_impls[id].fn == NULL)
+        return 0;
+    return (c->features & pci_impls[id].required) == pci_impls[id].required;
+}
+
+size_t pc_impl_count(void)
+{
+    return PCI_NIMPL;
+}
+
+int pc_impl_get(size_t i, struct pc_impl_info *out)
+{
+    if (out == NULL)
+        return -EINVAL;
+    if (i >= PCI_NIMPL)
+        return -ENOENT;
+    const struct pci_impl *im = &pci_impls[i];
+    *out = (struct pc_impl_info){
+        .name = im->name,
+        .arch = im->arch,
+        .features = im->features,
+        .description = im->description,
+        .cache = im->cache,
+        .supported = pci_impl_runnable(pci_cpu(), (int)i),
+    };
+    return 0;
+}
+
+int pc_impl_find(const char *name)
+{
+    if (name == NULL)
+        return -EINVAL;
+    for (int i = 0; i < PCI_NIMPL; i++)
+        if (strcmp(pci_impls[i].name, name) == 0)
+            return i;
+    return -ENOENT;
+}
+
+int pc_impl_clear(size_t i, void *addr, size_t len)
+{
+    if (i >= PCI_NIMPL)
+        return -ENOENT;
+    if (!pci_impl_runnable(pci_cpu(), (int)i))
+        return -ENOTSUP;
+    int rc = pci_check_range(addr, len);
+    if (rc != 0 || len == 0)
+        return rc;
+    pci_impls[i].fn(addr, len);
+    return 0;
+}

@@ -1,0 +1,137 @@
+/*
+ * pci.h - internal declarations shared by the library's source files.
+ * Nothing here is public; public names live in include/pageclear.h.
+ */
+#ifndef PCI_H
+#define PCI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pageclear.h"
+
+/* A primitive: zero [dst, dst + len), any alignment and length. */
+typedef void (*pci_clear_fn)(void *dst, size_t len);
+
+/* CPU/OS features, each confirmed at run time by src/arch/<arch>/cpu.c. */
+enum pci_feature {
+    PCI_F_X86_64 = 1u << 0,
+    PCI_F_AARCH64 = 1u << 1,
+    PCI_F_ERMS = 1u << 2,   /* enhanced rep movsb/stosb */
+    PCI_F_FSRM = 1u << 3,   /* fast short rep mov */
+    PCI_F_AVX2 = 1u << 4,   /* cpuid AVX2 and the OS saves YMM state */
+    PCI_F_AVX512 = 1u << 5, /* cpuid AVX512F and the OS saves ZMM state */
+    PCI_F_CLZERO = 1u << 6,
+    PCI_F_DCZVA = 1u << 7   /* DCZID_EL0.DZP clear */
+};
+
+enum pci_vendor { PCI_VENDOR_OTHER, PCI_VENDOR_INTEL, PCI_VENDOR_AMD, PCI_VENDOR_ARM };
+
+struct pci_cpu {
+    unsigned features; /* enum pci_feature bits */
+    enum pci_vendor vendor;
+    char vendor_name[16];
+    int hypervisor;
+    size_t llc_size;  /* bytes, 0 if unknown */
+    size_t zva_block; /* bytes, 0 if dc zva is unusable */
+};
+
+/* Fill *c from the hardware. Implemented once per architecture. */
+void pci_cpu_detect(struct pci_cpu *c);
+/* The detected CPU, computed once. */
+const struct pci_cpu *pci_cpu(void);
+
+#define PCI_ARCH_ANY(fn) fn
+#if defined(__x86_64__)
+#define PCI_ARCH_X86_64(fn) fn
+#else
+#define PCI_ARCH_X86_64(fn) NULL
+#endif
+#if defined(__aarch64__)
+#define PCI_ARCH_AARCH64(fn) fn
+#else
+#define PCI_ARCH_AARCH64(fn) NULL
+#endif
+
+enum pci_impl_id {
+#define PCI_IMPL(id, name, arch, req, feat, cache, desc) PCI_ID_##id,
+#include "impl.def"
+#undef PCI_IMPL
+    PCI_NIMPL
+};
+
+/* Declare the primitives compiled for this architecture. */
+#define PCI_DECL_ANY(id) void pci_clear_##id(void *dst, size_t len);
+#if defined(__x86_64__)
+#define PCI_DECL_X86_64(id) void pci_clear_##id(void *dst, size_t len);
+#else
+#define PCI_DECL_X86_64(id)
+#endif
+#if defined(__aarch64__)
+#define PCI_DECL_AARCH64(id) void pci_clear_##id(void *dst, size_t len);
+#else
+#define PCI_DECL_AARCH64(id)
+#endif
+#define PCI_IMPL(id, name, arch, req, feat, cache, desc) PCI_DECL_##arch(id)
+#include "impl.def"
+#undef PCI_IMPL
+
+struct pci_impl {
+    const char *name;
+    const char *arch;
+    const char *features;
+    const char *description;
+    unsigned required; /* arch bit | feature bits */
+    enum pc_cache cache;
+    pci_clear_fn fn; /* NULL when not compiled for this architecture */
+};
+
+extern const struct pci_impl pci_impls[PCI_NIMPL];
+
+/* 1 if primitive id exists here and *c confirms everything it needs. */
+int pci_impl_runnable(const struct pci_cpu *c, int id);
+
+/* Tunables from the environment, parsed once (options.c). PCI_UNSET / -1
+ * mean "not set": the defaults then come from the CPU (dispatch.c). */
+#define PCI_UNSET SIZE_MAX
+struct pci_options {
+    int forced;          /* primitive index from PAGECLEAR_IMPL, or -1 */
+    size_t unit;         /* PAGECLEAR_UNIT */
+    size_t vector_max;   /* PAGECLEAR_VECTOR_MAX */
+    size_t nt_threshold; /* PAGECLEAR_NT_THRESHOLD */
+};
+const struct pci_options *pci_options(void);
+
+/* Selection thresholds in force. */
+struct pci_thresholds {
+    size_t vector_max;   /* len < vector_max: vector stores */
+    size_t nt_threshold; /* len >= nt_threshold: non-temporal stores */
+};
+void pci_default_thresholds(const struct pci_cpu *c, struct pci_thresholds *t);
+const struct pci_thresholds *pci_thresholds(void);
+
+/* The selector: a pure function from CPU, thresholds and length to a
+ * primitive index. temporal != 0 restricts it to cache-allocating ones. */
+int pci_select(const struct pci_cpu *c, const struct pci_thresholds *t,
+               size_t len, int temporal);
+
+/* What pc_clear runs for len (honours PAGECLEAR_IMPL). */
+pci_clear_fn pci_clear_for(size_t len);
+/* The cache-allocating primitive for len (the hint neighbourhood). */
+pci_clear_fn pci_clear_temporal_for(size_t len);
+
+/* Validate (addr, len) as every entry point does: 0, -EINVAL, -EOVERFLOW. */
+int pci_check_range(const void *addr, size_t len);
+
+/* Batching core shared by pc_clear_batched and the hint clear: clear
+ * [addr, addr + len) with fn in units, calling the callback before each;
+ * *done is advanced by the bytes cleared and reported against total. */
+int pci_clear_units(char *addr, size_t len, pci_clear_fn fn,
+                    const struct pc_batch *b, size_t *done, size_t total);
+/* Resolve NULL / zero fields of a batch to the defaults; -EINVAL if bad. */
+int pci_batch_resolve(const struct pc_batch *in, struct pc_batch *out);
+
+/* Small-length helper the primitives share for their head and tail. */
+void pci_clear_bytes(void *dst, size_t len);
+
+#endif /* PCI_H */
