@@ -11,17 +11,6 @@
  * threshold against ~3 ms per unit at a poor 10 GB/s). */
 #define UNIT_MULTIPAGE ((size_t)32 << 20)
 
-int pci_check_range(const void *addr, size_t len)
-{
-    if (len == 0)
-        return 0;
-    if (addr == NULL)
-        return -EINVAL;
-    if ((uintptr_t)addr + len < (uintptr_t)addr) /* end wraps (or is 2^64) */
-        return -EOVERFLOW;
-    return 0;
-}
-
 int pc_clear(void *addr, size_t len)
 {
     int rc = pci_check_range(addr, len);

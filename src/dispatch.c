@@ -7,20 +7,23 @@
 
 #include "pci.h"
 
-/* Below this length vector stores beat rep stosb: a string instruction pays
- * a start-up cost of a few tens of cycles even with FSRM, while one to a
- * few dozen 64-byte stores finish sooner. Measured with
- * `pageclear mem clear` (README, "Selection"): on the Xeon (Sapphire Rapids
- * class) guest avx512 led stosb up to 2 KiB and trailed it from 4 KiB. */
-#define VECTOR_MAX_DEFAULT ((size_t)2048)
+/* Below this length vector stores beat rep stosb, whose start-up costs a
+ * few tens of cycles even with FSRM. Measured with `pageclear mem clear -s
+ * SIZE -f NAME -n 9` on the Xeon (Sapphire Rapids class, L1d 48 KiB) guest:
+ * avx512 led stosb by ~25% at 4 and 16 KiB, tied at 24-40 KiB and trailed
+ * by a third at 48 KiB, where the extent no longer fits L1d. */
+#define VECTOR_MAX_DEFAULT ((size_t)32 << 10)
 
-/* From this length non-temporal stores win on Intel: the extent no longer
- * fits the LLC, so allocating its lines only evicts useful data and costs
- * a read for ownership per line. Below it, temporal stores leave the
- * zeroed memory in cache for the caller who is about to use it. Set to
- * the LLC size (measured crossover on the Xeon guest: README, "Selection"),
- * and 32 MiB when the LLC size is unknown (a common server LLC). */
-#define NT_THRESHOLD_UNKNOWN_LLC ((size_t)32 << 20)
+/* From this length non-temporal stores serve Intel best: past the cache
+ * the CPU can really use, temporal stores pay a read for ownership per line
+ * and evict useful data, while below it they leave the zeroed lines in
+ * cache for a caller about to use them (at equal bandwidth). Measured on
+ * the same guest, median of 7 runs: stosb equalled avx512-nt up to 24 MiB
+ * (22.9 vs 22.6 GB/s), reached 97% at 32 MiB and 73% at 48 MiB, then fell
+ * to 9 GB/s against 22 from 64 MiB. cpuid reports the host's 260 MiB L3,
+ * shared with other guests, so it cannot place the crossover; 16 MiB keeps
+ * a margin below it, and a smaller LLC lowers it further. */
+#define NT_THRESHOLD_INTEL ((size_t)16 << 20)
 
 void pci_default_thresholds(const struct pci_cpu *c, struct pci_thresholds *t)
 {
@@ -33,7 +36,9 @@ void pci_default_thresholds(const struct pci_cpu *c, struct pci_thresholds *t)
          * size there and keeps smaller extents in cache. */
         t->nt_threshold = PCI_UNSET;
     } else {
-        t->nt_threshold = c->llc_size ? c->llc_size : NT_THRESHOLD_UNKNOWN_LLC;
+        t->nt_threshold = NT_THRESHOLD_INTEL;
+        if (c->llc_size != 0 && c->llc_size < t->nt_threshold)
+            t->nt_threshold = c->llc_size;
     }
 }
 
@@ -71,55 +76,92 @@ int pci_select(const struct pci_cpu *c, const struct pci_thresholds *t,
     return PCI_ID_generic;
 }
 
-static struct pci_thresholds thresholds;
-static pthread_once_t thresholds_once = PTHREAD_ONCE_INIT;
+/* The selector's boundaries: lengths where its answer may change. */
+static size_t select_bounds(const struct pci_cpu *c, const struct pci_thresholds *t,
+                            size_t out[PCI_PLAN_MAX - 1])
+{
+    size_t cand[] = {t->vector_max, t->nt_threshold, 4 * c->zva_block};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+        size_t b = cand[i];
+        if (b == 0 || b == PCI_UNSET)
+            continue;
+        size_t j = n; /* insertion sort, dropping duplicates */
+        while (j > 0 && out[j - 1] > b)
+            j--;
+        if (j > 0 && out[j - 1] == b)
+            continue;
+        for (size_t k = n; k > j; k--)
+            out[k] = out[k - 1];
+        out[j] = b;
+        n++;
+    }
+    return n;
+}
 
-static void init_thresholds(void)
+void pci_plan_build(const struct pci_cpu *c, const struct pci_thresholds *t,
+                    int forced, int temporal, struct pci_plan *p)
+{
+    size_t bounds[PCI_PLAN_MAX - 1];
+    size_t nb = select_bounds(c, t, bounds), from = 0;
+
+    p->n = 0;
+    for (size_t i = 0; i <= nb; i++) {
+        int id = forced;
+        if (id < 0 || (temporal && pci_impls[id].cache == PC_CACHE_NONTEMPORAL))
+            id = pci_select(c, t, from, temporal);
+        size_t upto = i < nb ? bounds[i] : SIZE_MAX;
+        if (p->n > 0 && p->id[p->n - 1] == id) {
+            p->upto[p->n - 1] = upto; /* same primitive: widen the range */
+        } else {
+            p->upto[p->n] = upto;
+            p->id[p->n] = id;
+            p->fn[p->n] = pci_impls[id].fn;
+            p->n++;
+        }
+        from = upto;
+    }
+}
+
+/* Everything the hot path needs, resolved once; see pci_plan in pci.h. */
+static struct pci_thresholds thresholds;
+struct pci_plan pci_plans[2];
+int pci_plans_ready;
+static pthread_once_t state_once = PTHREAD_ONCE_INIT;
+
+static void init_state(void)
 {
     const struct pci_options *o = pci_options();
-    pci_default_thresholds(pci_cpu(), &thresholds);
+    const struct pci_cpu *c = pci_cpu();
+    pci_default_thresholds(c, &thresholds);
     if (o->vector_max != PCI_UNSET)
         thresholds.vector_max = o->vector_max;
     if (o->nt_threshold != PCI_UNSET)
         thresholds.nt_threshold = o->nt_threshold;
+    pci_plan_build(c, &thresholds, o->forced, 0, &pci_plans[0]);
+    pci_plan_build(c, &thresholds, o->forced, 1, &pci_plans[1]);
+    __atomic_store_n(&pci_plans_ready, 1, __ATOMIC_RELEASE);
+}
+
+void pci_plans_init(void)
+{
+    pthread_once(&state_once, init_state);
 }
 
 const struct pci_thresholds *pci_thresholds(void)
 {
-    pthread_once(&thresholds_once, init_thresholds);
+    (void)pci_plan(0);
     return &thresholds;
-}
-
-static int id_for(size_t len)
-{
-    int forced = pci_options()->forced;
-    return forced >= 0 ? forced : pci_select(pci_cpu(), pci_thresholds(), len, 0);
-}
-
-static int temporal_id_for(size_t len)
-{
-    int forced = pci_options()->forced;
-    if (forced >= 0 && pci_impls[forced].cache != PC_CACHE_NONTEMPORAL)
-        return forced;
-    return pci_select(pci_cpu(), pci_thresholds(), len, 1);
-}
-
-pci_clear_fn pci_clear_for(size_t len)
-{
-    return pci_impls[id_for(len)].fn;
-}
-
-pci_clear_fn pci_clear_temporal_for(size_t len)
-{
-    return pci_impls[temporal_id_for(len)].fn;
 }
 
 const char *pc_selected(size_t len)
 {
-    return pci_impls[id_for(len)].name;
+    const struct pci_plan *p = pci_plan(0);
+    return pci_impls[p->id[pci_plan_slot(p, len)]].name;
 }
 
 const char *pc_selected_temporal(size_t len)
 {
-    return pci_impls[temporal_id_for(len)].name;
+    const struct pci_plan *p = pci_plan(1);
+    return pci_impls[p->id[pci_plan_slot(p, len)]].name;
 }

@@ -5,10 +5,15 @@
 #ifndef PCI_H
 #define PCI_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "pageclear.h"
+
+/* Every internal name stays inside the library: no GOT indirection for the
+ * plan the hot path reads, and nothing internal exported from the .so. */
+#pragma GCC visibility push(hidden)
 
 /* A primitive: zero [dst, dst + len), any alignment and length. */
 typedef void (*pci_clear_fn)(void *dst, size_t len);
@@ -115,13 +120,70 @@ const struct pci_thresholds *pci_thresholds(void);
 int pci_select(const struct pci_cpu *c, const struct pci_thresholds *t,
                size_t len, int temporal);
 
-/* What pc_clear runs for len (honours PAGECLEAR_IMPL). */
-pci_clear_fn pci_clear_for(size_t len);
-/* The cache-allocating primitive for len (the hint neighbourhood). */
-pci_clear_fn pci_clear_temporal_for(size_t len);
+/* The selection resolved for every length: range i covers lengths from
+ * upto[i-1] (0 for i = 0) up to, not including, upto[i]; the last range
+ * ends at SIZE_MAX (a len of SIZE_MAX cannot pass pci_check_range). */
+#define PCI_PLAN_MAX 4
+struct pci_plan {
+    size_t n;
+    size_t upto[PCI_PLAN_MAX];
+    int id[PCI_PLAN_MAX];
+    pci_clear_fn fn[PCI_PLAN_MAX];
+};
+/* Build the plan from the pure selector; forced >= 0 overrides it (for
+ * temporal plans, only if the forced primitive allocates in cache). */
+void pci_plan_build(const struct pci_cpu *c, const struct pci_thresholds *t,
+                    int forced, int temporal, struct pci_plan *p);
+/* The plans in force ([0] pc_clear, [1] cache-allocating, for the hint
+ * neighbourhood), valid once pci_plans_ready reads 1 (dispatch.c). They
+ * are reached inline: at 256 B the clear itself takes ~4 ns, and calls
+ * across files to reach the plan measured ~3 ns more. */
+extern struct pci_plan pci_plans[2];
+extern int pci_plans_ready;
+void pci_plans_init(void);
 
-/* Validate (addr, len) as every entry point does: 0, -EINVAL, -EOVERFLOW. */
-int pci_check_range(const void *addr, size_t len);
+static inline const struct pci_plan *pci_plan(int temporal)
+{
+    if (__builtin_expect(!__atomic_load_n(&pci_plans_ready, __ATOMIC_ACQUIRE), 0))
+        pci_plans_init();
+    return &pci_plans[temporal != 0];
+}
+
+/* Index into p of the range holding len; the last range ends at SIZE_MAX. */
+static inline size_t pci_plan_slot(const struct pci_plan *p, size_t len)
+{
+    size_t i = 0;
+    while (len >= p->upto[i])
+        i++;
+    return i;
+}
+
+/* What pc_clear runs for len (honours PAGECLEAR_IMPL). */
+static inline pci_clear_fn pci_clear_for(size_t len)
+{
+    const struct pci_plan *p = pci_plan(0);
+    return p->fn[pci_plan_slot(p, len)];
+}
+
+/* The cache-allocating primitive for len (the hint neighbourhood). */
+static inline pci_clear_fn pci_clear_temporal_for(size_t len)
+{
+    const struct pci_plan *p = pci_plan(1);
+    return p->fn[pci_plan_slot(p, len)];
+}
+
+/* Validate (addr, len) as every entry point does: 0, -EINVAL if addr is
+ * NULL with len > 0, -EOVERFLOW if the end wraps (or is exactly 2^64). */
+static inline int pci_check_range(const void *addr, size_t len)
+{
+    if (len == 0)
+        return 0;
+    if (addr == NULL)
+        return -EINVAL;
+    if ((uintptr_t)addr + len < (uintptr_t)addr)
+        return -EOVERFLOW;
+    return 0;
+}
 
 /* Batching core shared by pc_clear_batched and the hint clear: clear
  * [addr, addr + len) with fn in units, calling the callback before each;
@@ -133,5 +195,7 @@ int pci_batch_resolve(const struct pc_batch *in, struct pc_batch *out);
 
 /* Small-length helper the primitives share for their head and tail. */
 void pci_clear_bytes(void *dst, size_t len);
+
+#pragma GCC visibility pop
 
 #endif /* PCI_H */
