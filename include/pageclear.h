@@ -73,7 +73,9 @@ typedef int (*pc_resched_fn)(void *ctx, size_t done, size_t total);
 
 struct pc_batch {
     /* Bytes per unit; 0 means pc_default_unit(). Any value >= 1 is allowed;
-     * page multiples are what the kernel uses and what performs well. */
+     * page multiples are what the kernel uses and what performs well. Units
+     * of whole pages keep to the page grid: if addr is not page-aligned,
+     * the first unit ends at the next page boundary. */
     size_t unit;
     enum pc_preempt model;
     pc_resched_fn resched; /* may be NULL: units still split the work */

@@ -76,10 +76,17 @@ int pci_batch_resolve(const struct pc_batch *in, struct pc_batch *out)
 int pci_clear_units(char *addr, size_t len, pci_clear_fn fn,
                     const struct pc_batch *b, size_t *done, size_t total)
 {
+    /* Units of whole pages stay on the page grid, as the kernel's do: an
+     * extent starting mid-page gets a short first unit up to the boundary. */
+    size_t first = b->unit;
+    size_t mis = (uintptr_t)addr & (PC_PAGE_SIZE - 1);
+    if (mis != 0 && b->unit % PC_PAGE_SIZE == 0)
+        first = b->unit - mis;
     while (len > 0) {
         if (b->resched != NULL && b->resched(b->ctx, *done, total) != 0)
             return -ECANCELED;
-        size_t n = len < b->unit ? len : b->unit;
+        size_t n = len < first ? len : first;
+        first = b->unit;
         fn(addr, n);
         addr += n;
         len -= n;

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The command's error paths: a clear message and exit status 2 for usage
+# errors, 1 for run-time failures; never a crash.
+bin="$1"
+fail=0
+expect() { # expect STATUS PATTERN ARGS...
+    want=$1; pat=$2; shift 2
+    err=$("$bin" "$@" 2>&1 >/dev/null); got=$?
+    if [ "$got" != "$want" ] || ! printf '%s' "$err" | grep -q -- "$pat"; then
+        echo "FAIL: pageclear $* -> status $got (want $want), stderr: $err"; fail=1
+    else
+        echo "ok   pageclear $* -> $got"
+    fi
+}
+expect 2 "unknown command" frobnicate
+expect 2 "usage" 
+expect 2 "expected 'memset' or 'clear'" mem
+expect 2 "invalid size" mem clear -s 12Q
+expect 2 "at least 1 byte" mem clear -s 0
+expect 2 "too large" mem clear -s 99999999999999999999
+expect 2 "invalid size" mem clear -s 1M -k -3
+expect 2 "unknown function" mem clear -s 1M -f nope
+expect 2 "invalid page size" mem clear -s 1M -p 3MB
+expect 2 "needs a value" mem clear -s
+expect 2 "unknown option" mem clear --bogus
+expect 2 "not a whole number" mem clear -s 1M -l 0
+expect 2 "not a whole number" mem clear -s 1M -n x
+# Hugetlb pages that are not reserved: a run-time failure that says what to do.
+if [ "$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages 2>/dev/null || echo 0)" = 0 ]; then
+    expect 1 "nr_hugepages" mem clear -s 2G -p 1GB -n 1
+fi
+exit $fail
