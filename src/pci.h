@@ -46,13 +46,22 @@ void pci_cpu_detect(struct pci_cpu *c);
 /* The detected CPU, computed once. */
 const struct pci_cpu *pci_cpu(void);
 
+/* PC_PORTABLE_ONLY builds what an architecture without primitives of its
+ * own gets, on any host: the tests then cover the portable fallback. */
+#if !defined(PC_PORTABLE_ONLY) && defined(__x86_64__)
+#define PCI_HAVE_X86_64 1
+#endif
+#if !defined(PC_PORTABLE_ONLY) && defined(__aarch64__)
+#define PCI_HAVE_AARCH64 1
+#endif
+
 #define PCI_ARCH_ANY(fn) fn
-#if defined(__x86_64__)
+#if defined(PCI_HAVE_X86_64)
 #define PCI_ARCH_X86_64(fn) fn
 #else
 #define PCI_ARCH_X86_64(fn) NULL
 #endif
-#if defined(__aarch64__)
+#if defined(PCI_HAVE_AARCH64)
 #define PCI_ARCH_AARCH64(fn) fn
 #else
 #define PCI_ARCH_AARCH64(fn) NULL
@@ -67,12 +76,12 @@ enum pci_impl_id {
 
 /* Declare the primitives compiled for this architecture. */
 #define PCI_DECL_ANY(id) void pci_clear_##id(void *dst, size_t len);
-#if defined(__x86_64__)
+#if defined(PCI_HAVE_X86_64)
 #define PCI_DECL_X86_64(id) void pci_clear_##id(void *dst, size_t len);
 #else
 #define PCI_DECL_X86_64(id)
 #endif
-#if defined(__aarch64__)
+#if defined(PCI_HAVE_AARCH64)
 #define PCI_DECL_AARCH64(id) void pci_clear_##id(void *dst, size_t len);
 #else
 #define PCI_DECL_AARCH64(id)
