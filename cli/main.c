@@ -8,7 +8,8 @@
 static int usage(FILE *f)
 {
     fprintf(f,
-            "usage: pageclear <command> [options]\n"
+            "usage: pageclear [<command> [options]]\n"
+            "  (none), bench      the default suite: clearing bandwidth by size\n"
             "  mem memset|clear   clearing bandwidth (perf bench mem memset style)\n"
             "  list               the clearing primitives and which run here\n"
             "  version            print the library version\n"
@@ -33,8 +34,11 @@ static int list(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return usage(stderr);
+    /* No command: the default suite. */
+    if (argc < 2 || strcmp(argv[1], "bench") == 0) {
+        char *sweep[] = {"clear", NULL};
+        return cli_mem(1, sweep);
+    }
     const char *cmd = argv[1];
     if (strcmp(cmd, "mem") == 0)
         return cli_mem(argc - 2, argv + 2);

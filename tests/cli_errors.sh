@@ -13,7 +13,7 @@ expect() { # expect STATUS PATTERN ARGS...
     fi
 }
 expect 2 "unknown command" frobnicate
-expect 2 "usage" 
+expect 2 "usage" --bogus-top-level
 expect 2 "expected 'memset' or 'clear'" mem
 expect 2 "invalid size" mem clear -s 12Q
 expect 2 "at least 1 byte" mem clear -s 0

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Every test, in every configuration: gcc Release, clang Release with the
+# libFuzzer target, clang Debug with ASan+UBSan, the portable-only build,
+# and the arm64 cross build run under qemu-user. Installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh test
+jobs="$(nproc)"
+fuzz_flag=-DPC_FUZZ=ON
+if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  echo "test.sh: libFuzzer runtime not found; the fuzz target runs with its own driver only" >&2
+  fuzz_flag=-DPC_FUZZ=OFF
+fi
+configs=(
+  "gcc-release|-DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release"
+  "clang-release|-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release $fuzz_flag"
+  "clang-asan-ubsan|-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPC_SANITIZE=ON"
+  "portable-only|-DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release -DPC_PORTABLE_ONLY=ON"
+  "arm64-qemu|-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release"
+)
+failed=()
+for c in "${configs[@]}"; do
+  name="${c%%|*}"; flags="${c#*|}"
+  echo "=== $name"
+  # shellcheck disable=SC2086
+  cmake -S . -B "build-test/$name" $flags >/dev/null
+  cmake --build "build-test/$name" -j"$jobs" >/dev/null
+  if ! (cd "build-test/$name" && ctest -j"$jobs" --output-on-failure); then
+    failed+=("$name")
+  fi
+done
+# The installed library works through pkg-config from a fresh PREFIX.
+echo "=== install + pkg-config"
+prefix="$(pwd)/build-test/prefix"
+rm -rf "$prefix"
+cmake --install build-test/gcc-release --prefix "$prefix" >/dev/null
+if ! scripts/check_install.sh "$prefix"; then failed+=("install"); fi
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "test.sh: FAILED in: ${failed[*]}"
+  exit 1
+fi
+echo "test.sh: all configurations passed"
