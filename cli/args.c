@@ -62,3 +62,27 @@ const char *cli_fmt_size(size_t v, char *buf, size_t n)
         snprintf(buf, n, "%.2f%s", d, units[u]);
     return buf;
 }
+
+int cli_opt_value(const struct cli_opt *spec, const char *cmd, int argc,
+                  char **argv, int *i, const char **val)
+{
+    const char *a = argv[*i];
+    for (const struct cli_opt *o = spec; o->key; o++) {
+        size_t ln = strlen(o->long_name);
+        if (strncmp(a, o->long_name, ln) == 0 && a[ln] == '=') {
+            *val = a + ln + 1;
+            return o->key;
+        }
+        int shortm = a[0] == '-' && a[1] == o->key && a[2] == '\0';
+        if (shortm || strcmp(a, o->long_name) == 0) {
+            if (*i + 1 >= argc) {
+                cli_error("%s: option '%s' needs a value", cmd, a);
+                return -1;
+            }
+            *val = argv[++*i];
+            return o->key;
+        }
+    }
+    cli_error("%s: unknown option '%s'", cmd, a);
+    return -1;
+}

@@ -97,11 +97,12 @@ static void hugetlb_advice(size_t need_pages, enum cli_page p, char *err,
              need_pages, dir);
 }
 
-int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int populate,
+int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int how,
                 char *err, size_t errlen)
 {
     size_t pg = cli_page_bytes(p);
     int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+    int populate = how & CLI_MAP_POPULATE;
 
     *b = (struct cli_buf){.len = len, .page = p};
     if (len == 0 || len > SIZE_MAX - 2 * pg) {
@@ -116,6 +117,8 @@ int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int populate,
          * ENOMEM rather than as SIGBUS at first touch. */
         if (populate)
             flags |= MAP_POPULATE;
+        if (how & CLI_MAP_NORESERVE)
+            flags |= MAP_NORESERVE;
         void *a = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
         if (a == MAP_FAILED) {
             int e = errno;

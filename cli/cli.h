@@ -24,12 +24,22 @@ int cli_size(const char *opt, const char *s, size_t *out);
 /* Parse a positive integer in [min, max]; on failure print why, return -1. */
 int cli_uint(const char *opt, const char *s, unsigned long min,
              unsigned long max, unsigned long *out);
+/* Options that take a value: -k VALUE, --long VALUE or --long=VALUE. */
+struct cli_opt {
+    char key;
+    const char *long_name;
+};
+/* Match argv[*i] against spec (ended by {0, NULL}). On a match, set *val,
+ * step *i past the value and return the key; -1 after a message for an
+ * unknown option or a missing value. cmd names the command in messages. */
+int cli_opt_value(const struct cli_opt *spec, const char *cmd, int argc,
+                  char **argv, int *i, const char **val);
 /* "4KiB", "2MiB", "1.5GiB": binary units, exactly named. */
 const char *cli_fmt_size(size_t v, char *buf, size_t n);
 
 /* ---- stats.c ---- */
 struct cli_stats {
-    double mean, median, min, max;
+    double mean, median, min, max, p99;
     double stdev_pct; /* sample standard deviation, % of the mean */
     size_t n;
 };
@@ -48,10 +58,13 @@ struct cli_buf {
 int cli_parse_page(const char *s, enum cli_page *out);
 const char *cli_page_name(enum cli_page p);
 size_t cli_page_bytes(enum cli_page p);
-/* Map len bytes backed by page size p. populate: MAP_POPULATE (and one
- * untimed write pass for THP). Returns 0, or -errno with a message in err
- * that says what to do (e.g. how many hugetlb pages to reserve). */
-int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int populate,
+#define CLI_MAP_POPULATE 1  /* fault everything in now (MAP_POPULATE) */
+#define CLI_MAP_NORESERVE 2 /* hugetlb: no reservation, so running out of
+                               pages shows as SIGBUS at first touch */
+/* Map len bytes backed by page size p, with CLI_MAP_* flags. Returns 0, or
+ * -errno with a message in err that says what to do (e.g. how many hugetlb
+ * pages to reserve and where). */
+int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int flags,
                 char *err, size_t errlen);
 void cli_buf_unmap(struct cli_buf *b);
 /* Bytes of memory available (MemAvailable), 0 if unknown. */
@@ -66,6 +79,7 @@ struct cli_record {
     unsigned long loops, threads;
     const char *unit; /* "GB/s" */
     struct cli_stats st;
+    const struct cli_counts *counts; /* NULL: not asked for */
 };
 /* Parse --format=X / --json / --csv. Returns 1 if arg was a format option. */
 int cli_parse_format(const char *arg, enum cli_format *fmt);
@@ -75,7 +89,63 @@ void cli_record_footer(FILE *f, enum cli_format fmt);
 /* Progress on stderr, only when stderr is a terminal. */
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- counters.c ---- */
+struct cli_counter_set {
+    int loads, misses; /* perf event fds */
+};
+/* 0, or -errno when hardware counters cannot be had here. */
+int cli_counters_open(struct cli_counter_set *cs);
+void cli_counters_start(struct cli_counter_set *cs);
+void cli_counters_stop(struct cli_counter_set *cs, uint64_t *loads, uint64_t *misses);
+void cli_counters_close(struct cli_counter_set *cs);
+/* "available ..." or "not supported here (...)". */
+const char *cli_counters_status(char *buf, size_t n);
+
+/* ---- measure.c ---- */
+#define CLI_FN_PC_CLEAR (-1)
+#define CLI_FN_GLIBC (-2)
+#define CLI_FN_PC_BATCHED (-3) /* pc_clear_batched, chunk = its unit */
+#define CLI_MAX_FNS 32
+struct cli_fn {
+    char name[48];
+    int kind;     /* CLI_FN_PC_*, CLI_FN_GLIBC, or a primitive index */
+    size_t chunk; /* one call per chunk bytes; 0: one call per pass */
+};
+struct cli_counts {
+    int available;
+    double l1d_loads, l1d_misses; /* per run */
+};
+/* pc_clear, pc_clear_batched, glibc, then each primitive this host runs. */
+size_t cli_fn_list(struct cli_fn *fns, size_t max);
+/* 0, -ENOTSUP (a primitive this host cannot run) or -ENOENT. */
+int cli_fn_find(const char *name, struct cli_fn *out);
+/* Time fns[0..n) over buf: one untimed pass each, then `runs` runs of
+ * `loops` passes, interleaved; counts (if not NULL) gets L1D counts when
+ * counters is set and they can be had. */
+void cli_measure(const struct cli_fn *fns, size_t n, char *buf, size_t size,
+                 unsigned long loops, unsigned long runs, int counters,
+                 struct cli_stats *out, struct cli_counts *counts);
+
+/* ---- fault.c ---- */
+/* Write one byte per stride bytes of [p, p + len), at offset `seed`-driven
+ * random positions within each stride when seed != 0, split over nthreads
+ * threads. A SIGBUS (hugetlb pages ran out) is caught: returns 0, or
+ * -EFAULT with *bad set to the offset that faulted. */
+int cli_touch(char *p, size_t len, size_t stride, unsigned long nthreads,
+              unsigned long seed, size_t *bad);
+
+/* ---- mmap.c ---- */
+/* Time `loops` rounds of mapping size bytes and writing a byte per page;
+ * *st gets GB/s per round. 0, or -errno with the reason in err. */
+int cli_fault_measure(size_t size, enum cli_page page, int populate,
+                      unsigned long loops, unsigned long threads,
+                      unsigned long seed, int noreserve, struct cli_stats *st,
+                      char *err, size_t errlen);
+
 /* ---- workloads ---- */
 int cli_mem(int argc, char **argv);
+int cli_mmap(int argc, char **argv);
+int cli_info(void);
+int cli_bench(int argc, char **argv);
 
 #endif

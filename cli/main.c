@@ -9,8 +9,11 @@ static int usage(FILE *f)
 {
     fprintf(f,
             "usage: pageclear [<command> [options]]\n"
-            "  (none), bench      the default suite: clearing bandwidth by size\n"
+            "  (none), bench      the default suite: the published tables, on this\n"
+            "                     machine (--quick, --runs N, --json, --csv, --plot DIR)\n"
             "  mem memset|clear   clearing bandwidth (perf bench mem memset style)\n"
+            "  mmap               the kernel's fault path (perf bench mem mmap style)\n"
+            "  info               this machine: CPU, caches, selection, huge pages, ...\n"
             "  list               the clearing primitives and which run here\n"
             "  version            print the library version\n"
             "Run 'pageclear <command> --help' for a command's options.\n");
@@ -34,14 +37,20 @@ static int list(void)
 
 int main(int argc, char **argv)
 {
-    /* No command: the default suite. */
-    if (argc < 2 || strcmp(argv[1], "bench") == 0) {
-        char *sweep[] = {"clear", NULL};
-        return cli_mem(1, sweep);
-    }
+    /* No command (or only the suite's options): the default suite. */
+    int suite_opts = argc >= 2 && argv[1][0] == '-' && strcmp(argv[1], "-h") != 0 &&
+                     strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "--version") != 0;
+    if (argc < 2 || suite_opts)
+        return cli_bench(argc - 1, argv + 1);
+    if (strcmp(argv[1], "bench") == 0)
+        return cli_bench(argc - 2, argv + 2);
     const char *cmd = argv[1];
     if (strcmp(cmd, "mem") == 0)
         return cli_mem(argc - 2, argv + 2);
+    if (strcmp(cmd, "mmap") == 0)
+        return cli_mmap(argc - 2, argv + 2);
+    if (strcmp(cmd, "info") == 0)
+        return cli_info();
     if (strcmp(cmd, "list") == 0)
         return list();
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)

@@ -2,8 +2,7 @@
  * mem.c - `pageclear mem memset|clear`: bandwidth of clearing a buffer, in
  * perf bench mem's manner. The buffer is mapped with MAP_POPULATE and
  * cleared once untimed; each run times LOOPS passes over it, one call per
- * CHUNK; the figure is the statistics of RUNS runs. Functions are
- * interleaved run by run so that drift on a shared machine hits all alike.
+ * CHUNK; the figure is the statistics of RUNS runs (measure.c).
  * Without -s it sweeps sizes 4 KiB .. 4 GiB and prints one table.
  */
 #include <errno.h>
@@ -12,23 +11,14 @@
 
 #include "cli.h"
 
-#define FN_PC_CLEAR (-1)
-#define FN_GLIBC (-2)
-#define MAX_FNS 32
 /* Each run covers at least this many bytes unless -l says otherwise, so a
- * 4 KiB clear is timed over 65536 calls (~ms), not one (~100 ns, below
- * the clock's resolution and overhead). */
+ * 4 KiB clear is timed over 65536 calls (~ms), not one (~30 ns, near the
+ * clock's own overhead). */
 #define AUTO_BYTES_PER_RUN ((size_t)256 << 20)
 #define DEFAULT_RUNS 5
 #define SWEEP_MIN ((size_t)4 << 10)
 #define SWEEP_MAX ((size_t)4 << 30)
 #define PAGE_AT_A_TIME ((size_t)4096)
-
-struct mem_fn {
-    char name[48];
-    int kind;     /* FN_PC_CLEAR, FN_GLIBC, or a primitive index */
-    size_t chunk; /* 0: the run's chunk */
-};
 
 struct mem_opts {
     size_t size, chunk;
@@ -36,54 +26,14 @@ struct mem_opts {
     enum cli_page page;
     enum cli_format fmt;
     const char *function;
-    int have_size;
+    int have_size, counters;
 };
-
-static void call(const struct mem_fn *f, char *p, size_t n)
-{
-    if (f->kind == FN_PC_CLEAR)
-        (void)pc_clear(p, n);
-    else if (f->kind == FN_GLIBC)
-        memset(p, 0, n);
-    else
-        (void)pc_impl_clear((size_t)f->kind, p, n);
-}
-
-/* One timed run: GB/s (10^9 bytes per second). */
-static double run_once(const struct mem_fn *f, char *buf, size_t size,
-                       size_t chunk, unsigned long loops)
-{
-    if (chunk == 0 || chunk > size)
-        chunk = size;
-    uint64_t t0 = cli_now_ns();
-    for (unsigned long l = 0; l < loops; l++)
-        for (size_t off = 0; off < size; off += chunk)
-            call(f, buf + off, size - off < chunk ? size - off : chunk);
-    uint64_t ns = cli_now_ns() - t0;
-    return (double)size * (double)loops / (double)(ns ? ns : 1);
-}
-
-static size_t list_functions(struct mem_fn *fns)
-{
-    size_t n = 0;
-    fns[n++] = (struct mem_fn){"pc_clear", FN_PC_CLEAR, 0};
-    fns[n++] = (struct mem_fn){"glibc", FN_GLIBC, 0};
-    for (size_t i = 0; i < pc_impl_count() && n < MAX_FNS; i++) {
-        struct pc_impl_info in;
-        pc_impl_get(i, &in);
-        if (in.supported) {
-            fns[n] = (struct mem_fn){"", (int)i, 0};
-            snprintf(fns[n].name, sizeof(fns[n].name), "%s", in.name);
-            n++;
-        }
-    }
-    return n;
-}
 
 static void print_help_functions(void)
 {
     printf("# functions for 'pageclear mem clear -f':\n");
     printf("  %-20s %s\n", "pc_clear", "libpageclear's clear: primitive chosen by CPU and size");
+    printf("  %-20s %s\n", "pc_clear_batched", "pc_clear_batched with -k as its unit");
     printf("  %-20s %s\n", "glibc", "the C library's memset");
     for (size_t i = 0; i < pc_impl_count(); i++) {
         struct pc_impl_info in;
@@ -105,6 +55,7 @@ static int usage(void)
             "  -n, --runs RUNS       timed runs for the statistics (default %d)\n"
             "  -f, --function NAME   a function, 'all' or 'help' (default pc_clear)\n"
             "  -p, --page 4KB|thp|2MB|1GB  backing page size (default 4KB)\n"
+            "  -e, --counters        L1-dcache loads and misses per run, if available\n"
             "  --format=simple|default, --json, --csv\n"
             "Bandwidth is GB/s = 10^9 bytes/s.\n",
             DEFAULT_RUNS);
@@ -113,30 +64,23 @@ static int usage(void)
 
 static int parse(int argc, char **argv, struct mem_opts *o)
 {
-    *o = (struct mem_opts){.runs = DEFAULT_RUNS, .function = NULL};
+    static const struct cli_opt spec[] = {
+        {'s', "--size"}, {'k', "--chunk"}, {'l', "--nr_loops"}, {'n', "--runs"},
+        {'f', "--function"}, {'p', "--page"}, {0, NULL}};
+    *o = (struct mem_opts){.runs = DEFAULT_RUNS};
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i], *v;
         if (cli_parse_format(a, &o->fmt))
             continue;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return usage(), -2;
-        int takes = a[0] == '-' && strchr("sklnfp", a[1]) && a[2] == '\0';
-        const char *longs[] = {"--size", "--chunk", "--nr_loops", "--runs",
-                               "--function", "--page"};
-        char key = takes ? a[1] : 0;
-        for (size_t j = 0; j < 6 && !key; j++)
-            if (strcmp(a, longs[j]) == 0)
-                key = "sklnfp"[j];
-        if (!key) {
-            cli_error("mem: unknown option '%s'", a);
-            return usage(), -1;
+        if (strcmp(a, "-e") == 0 || strcmp(a, "--counters") == 0) {
+            o->counters = 1;
+            continue;
         }
-        if (v == NULL) {
-            cli_error("mem: option '%s' needs a value", a);
+        int key = cli_opt_value(spec, "mem", argc, argv, &i, &v);
+        if (key < 0)
             return usage(), -1;
-        }
-        i++;
         switch (key) {
         case 's':
             if (cli_size("-s", v, &o->size) != 0)
@@ -173,21 +117,15 @@ static int parse(int argc, char **argv, struct mem_opts *o)
     return 0;
 }
 
-/* Pick the functions -f names into sel; returns their count, 0 on error. */
-static size_t select_functions(const char *want, struct mem_fn *all, size_t nall,
-                               struct mem_fn *sel)
+/* The functions -f names; returns their count, 0 after an error message. */
+static size_t select_functions(const char *want, struct cli_fn *sel)
 {
-    if (want == NULL || strcmp(want, "all") == 0) {
-        memcpy(sel, all, nall * sizeof(*all));
-        return nall;
-    }
-    for (size_t i = 0; i < nall; i++)
-        if (strcmp(all[i].name, want) == 0) {
-            sel[0] = all[i];
-            return 1;
-        }
-    int id = pc_impl_find(want);
-    if (id >= 0)
+    if (want == NULL || strcmp(want, "all") == 0)
+        return cli_fn_list(sel, CLI_MAX_FNS);
+    int rc = cli_fn_find(want, &sel[0]);
+    if (rc == 0)
+        return 1;
+    if (rc == -ENOTSUP)
         cli_error("-f: '%s' cannot run on this CPU/OS; see 'pageclear mem clear -f help'",
                   want);
     else
@@ -200,31 +138,10 @@ static unsigned long auto_loops(size_t size)
     return size >= AUTO_BYTES_PER_RUN ? 1 : (unsigned long)(AUTO_BYTES_PER_RUN / size);
 }
 
-/* Measure fns[0..n) on buf: runs interleaved, one untimed pass each first. */
-static void measure(const struct mem_fn *fns, size_t n, char *buf, size_t size,
-                    size_t chunk, unsigned long loops, unsigned long runs,
-                    struct cli_stats *out)
-{
-    double *v = calloc(n * runs, sizeof(double));
-    if (v == NULL) {
-        cli_error("out of memory");
-        exit(CLI_EXIT_RUNTIME);
-    }
-    for (size_t f = 0; f < n; f++)
-        run_once(&fns[f], buf, size, fns[f].chunk ? fns[f].chunk : chunk, 1);
-    for (unsigned long r = 0; r < runs; r++)
-        for (size_t f = 0; f < n; f++)
-            v[f * runs + r] =
-                run_once(&fns[f], buf, size, fns[f].chunk ? fns[f].chunk : chunk, loops);
-    for (size_t f = 0; f < n; f++)
-        cli_stats(&v[f * runs], runs, &out[f]);
-    free(v);
-}
-
 static int map_or_fail(struct cli_buf *b, size_t size, enum cli_page page)
 {
     char err[512];
-    if (cli_buf_map(b, size, page, 1, err, sizeof(err)) != 0) {
+    if (cli_buf_map(b, size, page, CLI_MAP_POPULATE, err, sizeof(err)) != 0) {
         cli_error("mem: %s", err);
         return -1;
     }
@@ -232,20 +149,32 @@ static int map_or_fail(struct cli_buf *b, size_t size, enum cli_page page)
     return 0;
 }
 
-static int run_single(const struct mem_opts *o, const struct mem_fn *sel, size_t n,
+static void counters_note(const struct mem_opts *o)
+{
+    char why[160];
+    if (o->counters && o->fmt == CLI_FMT_DEFAULT)
+        printf("# counters: %s\n", cli_counters_status(why, sizeof(why)));
+}
+
+static int run_single(const struct mem_opts *o, struct cli_fn *sel, size_t n,
                       const char *workload)
 {
     struct cli_buf b;
-    struct cli_stats st[MAX_FNS];
+    struct cli_stats st[CLI_MAX_FNS];
+    struct cli_counts ct[CLI_MAX_FNS];
     unsigned long loops = o->loops ? o->loops : auto_loops(o->size);
     if (map_or_fail(&b, o->size, o->page) != 0)
         return CLI_EXIT_RUNTIME;
-    measure(sel, n, b.addr, o->size, o->chunk, loops, o->runs, st);
+    for (size_t f = 0; f < n; f++)
+        sel[f].chunk = o->chunk;
+    cli_measure(sel, n, b.addr, o->size, loops, o->runs, o->counters, st, ct);
     cli_buf_unmap(&b);
+    counters_note(o);
     cli_record_header(stdout, o->fmt);
     for (size_t f = 0; f < n; f++) {
         struct cli_record r = {workload, sel[f].name, cli_page_name(o->page),
-                               o->size, o->chunk, loops, 1, "GB/s", st[f]};
+                               o->size, o->chunk, loops, 1, "GB/s", st[f],
+                               o->counters ? &ct[f] : NULL};
         cli_record_print(stdout, o->fmt, &r);
     }
     cli_record_footer(stdout, o->fmt);
@@ -253,7 +182,7 @@ static int run_single(const struct mem_opts *o, const struct mem_fn *sel, size_t
 }
 
 /* The sweep: every function at every size, pc_clear's ratios at the end. */
-static int run_sweep(const struct mem_opts *o, struct mem_fn *sel, size_t n,
+static int run_sweep(const struct mem_opts *o, struct cli_fn *sel, size_t n,
                      const char *workload)
 {
     char s1[32];
@@ -261,15 +190,15 @@ static int run_sweep(const struct mem_opts *o, struct mem_fn *sel, size_t n,
     /* Leave half of the free memory to everyone else on a shared machine. */
     while (avail && max > SWEEP_MIN && max > avail / 2)
         max /= 4;
-    int stosb = pc_impl_find("x86-64-stosb");
-    struct mem_fn page = {"", FN_PC_CLEAR, PAGE_AT_A_TIME};
-    if (stosb >= 0 && pc_impl_clear((size_t)stosb, NULL, 0) != -ENOTSUP)
-        page.kind = stosb;
-    snprintf(page.name, sizeof(page.name), "%s/4KiB",
-             page.kind == FN_PC_CLEAR ? "pc_clear" : "x86-64-stosb");
-    if (n < MAX_FNS)
+    struct cli_fn page;
+    if (cli_fn_find("x86-64-stosb", &page) != 0)
+        cli_fn_find("pc_clear", &page);
+    page.chunk = PAGE_AT_A_TIME;
+    snprintf(page.name + strlen(page.name), sizeof(page.name) - strlen(page.name), "/4KiB");
+    if (n < CLI_MAX_FNS)
         sel[n++] = page;
 
+    counters_note(o);
     if (o->fmt == CLI_FMT_DEFAULT) {
         printf("# pageclear mem %s: median GB/s (10^9 B/s) ± %%stdev of %lu runs, "
                "%s pages; each run >= %s\n", workload, o->runs,
@@ -284,18 +213,20 @@ static int run_sweep(const struct mem_opts *o, struct mem_fn *sel, size_t n,
     }
     for (size_t size = SWEEP_MIN; size <= max; size *= 4) {
         struct cli_buf b;
-        struct cli_stats st[MAX_FNS];
+        struct cli_stats st[CLI_MAX_FNS];
+        struct cli_counts ct[CLI_MAX_FNS];
         cli_progress("mem %s: %s", workload, cli_fmt_size(size, s1, sizeof(s1)));
         if (map_or_fail(&b, size, o->page) != 0)
             return CLI_EXIT_RUNTIME;
         unsigned long loops = o->loops ? o->loops : auto_loops(size);
-        measure(sel, n, b.addr, size, 0, loops, o->runs, st);
+        cli_measure(sel, n, b.addr, size, loops, o->runs, o->counters, st, ct);
         cli_buf_unmap(&b);
         cli_progress("%s", "");
         if (o->fmt != CLI_FMT_DEFAULT) {
             for (size_t f = 0; f < n; f++) {
                 struct cli_record r = {workload, sel[f].name, cli_page_name(o->page),
-                                       size, sel[f].chunk, loops, 1, "GB/s", st[f]};
+                                       size, sel[f].chunk, loops, 1, "GB/s", st[f],
+                                       o->counters ? &ct[f] : NULL};
                 cli_record_print(stdout, o->fmt, &r);
             }
             continue;
@@ -304,13 +235,13 @@ static int run_sweep(const struct mem_opts *o, struct mem_fn *sel, size_t n,
         printf("%-7s", cli_fmt_size(size, s1, sizeof(s1)));
         for (size_t f = 0; f < n; f++) {
             printf(" %10.2f ±%4.1f%%", st[f].median, st[f].stdev_pct);
-            if (sel[f].kind == FN_PC_CLEAR && sel[f].chunk == 0)
-                pc = st[f].median;
-            else if (sel[f].chunk != 0)
+            if (sel[f].chunk != 0)
                 pg = st[f].median;
-            else if (sel[f].kind == FN_GLIBC)
+            else if (sel[f].kind == CLI_FN_PC_CLEAR)
+                pc = st[f].median;
+            else if (sel[f].kind == CLI_FN_GLIBC)
                 glibc = st[f].median;
-            else if (st[f].median > best)
+            else if (sel[f].kind >= 0 && st[f].median > best) /* raw primitives */
                 best = st[f].median;
         }
         printf("  %-18s %7.2fx %7.1f%% %7.1f%%\n", pc_selected(size),
@@ -326,7 +257,7 @@ static int run_sweep(const struct mem_opts *o, struct mem_fn *sel, size_t n,
 int cli_mem(int argc, char **argv)
 {
     struct mem_opts o;
-    struct mem_fn all[MAX_FNS], sel[MAX_FNS];
+    struct cli_fn sel[CLI_MAX_FNS];
 
     if (argc < 1 || (strcmp(argv[0], "memset") != 0 && strcmp(argv[0], "clear") != 0)) {
         cli_error("mem: expected 'memset' or 'clear'");
@@ -341,9 +272,8 @@ int cli_mem(int argc, char **argv)
         print_help_functions();
         return 0;
     }
-    size_t nall = list_functions(all);
     const char *want = o.function ? o.function : (o.have_size ? "pc_clear" : "all");
-    size_t n = select_functions(want, all, nall, sel);
+    size_t n = select_functions(want, sel);
     if (n == 0)
         return CLI_EXIT_USAGE;
     return o.have_size ? run_single(&o, sel, n, argv[0]) : run_sweep(&o, sel, n, argv[0]);

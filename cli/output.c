@@ -37,13 +37,26 @@ void cli_record_header(FILE *f, enum cli_format fmt)
         fputs("[\n", f);
     else if (fmt == CLI_FMT_CSV)
         fputs("workload,function,size,chunk,page,loops,threads,unit,mean,median,"
-              "min,max,stdev_pct,runs\n", f);
+              "min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses\n", f);
+}
+
+/* Counter fields: a number per run, or null/empty when not had. */
+static const char *count_str(const struct cli_counts *c, int misses, int json,
+                             char *buf, size_t n)
+{
+    if (c == NULL || !c->available)
+        return json ? "null" : "";
+    snprintf(buf, n, "%.0f", misses ? c->l1d_misses : c->l1d_loads);
+    return buf;
 }
 
 void cli_record_print(FILE *f, enum cli_format fmt, const struct cli_record *r)
 {
-    char s1[32], s2[32];
+    char s1[32], s2[32], c1[32], c2[32];
     const struct cli_stats *st = &r->st;
+    int json = fmt == CLI_FMT_JSON;
+    count_str(r->counts, 0, json, c1, sizeof(c1));
+    count_str(r->counts, 1, json, c2, sizeof(c2));
     switch (fmt) {
     case CLI_FMT_SIMPLE:
         fprintf(f, "%.6f\n", st->mean);
@@ -53,16 +66,20 @@ void cli_record_print(FILE *f, enum cli_format fmt, const struct cli_record *r)
                 "%s  {\"workload\": \"%s\", \"function\": \"%s\", \"size\": %zu, "
                 "\"chunk\": %zu, \"page\": \"%s\", \"loops\": %lu, \"threads\": %lu, "
                 "\"unit\": \"%s\", \"mean\": %.6f, \"median\": %.6f, \"min\": %.6f, "
-                "\"max\": %.6f, \"stdev_pct\": %.3f, \"runs\": %zu}",
+                "\"max\": %.6f, \"p99\": %.6f, \"stdev_pct\": %.3f, \"runs\": %zu, "
+                "\"l1d_loads\": %s, \"l1d_misses\": %s}",
                 records_printed ? ",\n" : "", r->workload, r->function, r->size,
                 r->chunk, r->page, r->loops, r->threads, r->unit, st->mean,
-                st->median, st->min, st->max, st->stdev_pct, st->n);
+                st->median, st->min, st->max, st->p99, st->stdev_pct, st->n,
+                count_str(r->counts, 0, 1, c1, sizeof(c1)),
+                count_str(r->counts, 1, 1, c2, sizeof(c2)));
         break;
     case CLI_FMT_CSV:
-        fprintf(f, "%s,%s,%zu,%zu,%s,%lu,%lu,%s,%.6f,%.6f,%.6f,%.6f,%.3f,%zu\n",
+        fprintf(f, "%s,%s,%zu,%zu,%s,%lu,%lu,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%zu,%s,%s\n",
                 r->workload, r->function, r->size, r->chunk, r->page, r->loops,
                 r->threads, r->unit, st->mean, st->median, st->min, st->max,
-                st->stdev_pct, st->n);
+                st->p99, st->stdev_pct, st->n, count_str(r->counts, 0, 0, c1, sizeof(c1)),
+                count_str(r->counts, 1, 0, c2, sizeof(c2)));
         break;
     default:
         fprintf(f, "# function '%s', %s, chunk %s, %s pages, %lu loops, %zu runs\n",
@@ -71,6 +88,8 @@ void cli_record_print(FILE *f, enum cli_format fmt, const struct cli_record *r)
                 r->page, r->loops, st->n);
         fprintf(f, "%14.6f %s  (mean ±%.2f%%; median %.3f, min %.3f, max %.3f)\n",
                 st->mean, r->unit, st->stdev_pct, st->median, st->min, st->max);
+        if (r->counts != NULL && r->counts->available)
+            fprintf(f, "%14s L1-dcache loads, %s misses per run\n", c1, c2);
         break;
     }
     records_printed++;

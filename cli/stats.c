@@ -29,6 +29,9 @@ void cli_stats(const double *v, size_t n, struct cli_stats *s)
     s->min = sorted[0];
     s->max = sorted[n - 1];
     s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    /* Nearest rank: the smallest value with at least 99% at or below it. */
+    size_t rank = (size_t)((99 * n + 99) / 100);
+    s->p99 = sorted[(rank ? rank : 1) - 1];
     if (n > 1 && s->mean != 0) {
         double ss = 0;
         for (size_t i = 0; i < n; i++)

@@ -93,7 +93,9 @@ PC_API size_t pc_default_unit(void);
  * no callback. */
 PC_API void pc_batch_init(struct pc_batch *b);
 
-/* Zero [addr, addr + len) in units as *b says (b == NULL: defaults). Before
+/* Zero [addr, addr + len) in units as *b says (b == NULL: defaults). The
+ * primitive is the one pc_clear would use for the whole extent (len), not
+ * for one unit: units only place the resched points. Before
  * each unit (under NONE/VOLUNTARY) resched(ctx, done, len) runs; a non-zero
  * return stops the clear, which then returns -ECANCELED. *cleared (if not
  * NULL) receives the number of bytes zeroed, always a prefix of the extent,

@@ -105,8 +105,11 @@ int pc_clear_batched(void *addr, size_t len, const struct pc_batch *b,
     if (rc == 0)
         rc = pci_batch_resolve(b, &rb);
     if (rc == 0 && len > 0) {
-        /* The primitive is chosen for the unit, the extent the CPU sees. */
-        pci_clear_fn fn = pci_clear_for(len < rb.unit ? len : rb.unit);
+        /* The primitive is chosen for the whole extent, not the unit: units
+         * exist for the resched points and must not hide the extent's size
+         * from the selection (a 1 GiB clear in 2 MiB units still streams;
+         * chosen per unit it measured 8 GB/s against 21 on the Xeon guest). */
+        pci_clear_fn fn = pci_clear_for(len);
         rc = pci_clear_units(addr, len, fn, &rb, &done, len);
     }
     if (cleared != NULL)

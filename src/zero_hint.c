@@ -53,8 +53,8 @@ int pc_clear_hint_batched(void *addr, size_t len, const void *hint,
     size_t nstart = fault > NEIGHBOUR_RADIUS ? fault - NEIGHBOUR_RADIUS : 0;
     size_t nend = fault + NEIGHBOUR_RADIUS < n ? fault + NEIGHBOUR_RADIUS : n - 1;
 
-    size_t unit_len = len < rb.unit ? len : rb.unit;
-    pci_clear_fn far = pci_clear_for(unit_len);
+    /* Chosen for the whole extent, as in pc_clear_batched. */
+    pci_clear_fn far = pci_clear_for(len);
     if (nend + 1 < n)
         rc = clear_pages_range(base, nend + 1, n - 1, lo, hi, far, &rb, &done, len);
     if (rc == 0 && nstart > 0)

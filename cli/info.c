@@ -1,0 +1,183 @@
+/*
+ * info.c - `pageclear info`: what the figures on this machine depend on.
+ * CPU, the features the library confirmed, caches, the primitive chosen per
+ * size class, glibc and its tunables, huge pages, THP, the kernel's
+ * preemption model and whether hardware counters can be read.
+ */
+#include <dirent.h>
+#include <gnu/libc-version.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* First line of a file, newline stripped; "" if unreadable. */
+static const char *read_line(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    buf[0] = '\0';
+    if (f == NULL)
+        return buf;
+    if (fgets(buf, (int)n, f) == NULL)
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf;
+}
+
+static void cpu_model(char *buf, size_t n)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(buf, n, "unknown");
+    if (f == NULL)
+        return;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char *c = strchr(line, ':');
+        if (c != NULL && (strncmp(line, "model name", 10) == 0 ||
+                          strncmp(line, "Model", 5) == 0)) {
+            c++;
+            while (*c == ' ' || *c == '\t')
+                c++;
+            c[strcspn(c, "\n")] = '\0';
+            snprintf(buf, n, "%s", c);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void caches(void)
+{
+    char path[128], level[16], type[32], size[32], shared[64];
+    printf("caches:");
+    for (int i = 0; i < 8; i++) {
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        if (*read_line(path, level, sizeof(level)) == '\0')
+            break;
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        read_line(path, type, sizeof(type));
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        read_line(path, size, sizeof(size));
+        snprintf(path, sizeof(path),
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
+        read_line(path, shared, sizeof(shared));
+        printf(" L%s%s %s (cpus %s);", level,
+               strcmp(type, "Data") == 0 ? "d" : strcmp(type, "Instruction") == 0 ? "i" : "",
+               size, shared);
+    }
+    printf("\n");
+}
+
+/* glibc's string tunables in effect, from the dynamic loader itself. */
+static void glibc_tunables(void)
+{
+    const char *env = getenv("GLIBC_TUNABLES");
+    printf("glibc:          %s (GLIBC_TUNABLES=%s)\n", gnu_get_libc_version(),
+           env ? env : "unset");
+    const char *loaders[] = {"/lib64/ld-linux-x86-64.so.2",
+                             "/lib/ld-linux-aarch64.so.1"};
+    for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++) {
+        if (access(loaders[i], X_OK) != 0)
+            continue;
+        char cmd[256], line[256];
+        snprintf(cmd, sizeof(cmd), "%s --list-tunables 2>/dev/null", loaders[i]);
+        FILE *p = popen(cmd, "r");
+        if (p == NULL)
+            return;
+        while (fgets(line, sizeof(line), p) != NULL)
+            if (strstr(line, "memset") || strstr(line, "non_temporal") ||
+                strstr(line, "rep_stosb") || strstr(line, "x86_shared_cache"))
+                printf("  tunable %s", line);
+        pclose(p);
+        return;
+    }
+}
+
+static void hugepages(void)
+{
+    DIR *d = opendir("/sys/kernel/mm/hugepages");
+    struct dirent *e;
+    printf("hugetlb pages:");
+    if (d == NULL) {
+        printf(" not available (no /sys/kernel/mm/hugepages)\n");
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "hugepages-", 10) != 0)
+            continue;
+        char path[320], nr[32], fr[32];
+        snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/nr_hugepages", e->d_name);
+        read_line(path, nr, sizeof(nr));
+        snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages", e->d_name);
+        read_line(path, fr, sizeof(fr));
+        printf(" %s: %s reserved, %s free;", e->d_name + 10, nr, fr);
+    }
+    closedir(d);
+    printf("\n");
+}
+
+/* The preemption model: debugfs knows it for PREEMPT_DYNAMIC kernels; the
+ * version string names PREEMPT / PREEMPT_RT / PREEMPT_DYNAMIC otherwise. */
+static void preemption(void)
+{
+    char buf[256];
+    struct utsname u;
+    if (*read_line("/sys/kernel/debug/sched/preempt", buf, sizeof(buf)) != '\0') {
+        printf("preemption:     %s (from /sys/kernel/debug/sched/preempt; the "
+               "active model is in parentheses)\n", buf);
+        return;
+    }
+    if (uname(&u) == 0) {
+        const char *m = strstr(u.version, "PREEMPT_RT")        ? "full (PREEMPT_RT)"
+                        : strstr(u.version, "PREEMPT_DYNAMIC") ? "dynamic (the "
+                          "active model needs debugfs: mount -t debugfs none "
+                          "/sys/kernel/debug)"
+                        : strstr(u.version, "PREEMPT")         ? "full"
+                                                               : "none or voluntary";
+        printf("preemption:     %s (from the kernel version: %s)\n", m, u.version);
+    }
+}
+
+int cli_info(void)
+{
+    struct pc_host h;
+    char buf[512];
+    struct utsname u;
+
+    pc_host_get(&h);
+    cpu_model(buf, sizeof(buf));
+    printf("cpu:            %s (%s%s)\n", buf, h.vendor, h.hypervisor ? ", under a hypervisor" : "");
+    printf("features used:  %s\n", h.features);
+    caches();
+    printf("llc (cpuid):    %s\n", h.llc_size ? cli_fmt_size(h.llc_size, buf, sizeof(buf)) : "unknown");
+    if (h.zva_block)
+        printf("dc zva block:   %zu bytes\n", h.zva_block);
+    printf("thresholds:     vector below %s, ", cli_fmt_size(h.vector_max, buf, sizeof(buf)));
+    if (h.nt_threshold == (size_t)-1)
+        printf("non-temporal never");
+    else
+        printf("non-temporal from %s", cli_fmt_size(h.nt_threshold, buf, sizeof(buf)));
+    printf(", batching unit %s\n", cli_fmt_size(h.unit, buf, sizeof(buf)));
+    if (h.forced)
+        printf("forced:         %s (PAGECLEAR_IMPL)\n", h.forced);
+    printf("pc_clear uses:");
+    static const size_t classes[] = {256, 4096, 65536, 1 << 20, 16 << 20, (size_t)1 << 30};
+    for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+        printf(" %s: %s;", cli_fmt_size(classes[i], buf, sizeof(buf)), pc_selected(classes[i]));
+    printf("\nhint neighbourhood uses: %s\n", pc_selected_temporal(5 * PC_PAGE_SIZE));
+    glibc_tunables();
+    hugepages();
+    printf("thp:            %s\n",
+           read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)));
+    preemption();
+    if (uname(&u) == 0)
+        printf("kernel:         %s %s\n", u.release, u.machine);
+    printf("memory:         %s available\n", cli_fmt_size(cli_mem_available(), buf, sizeof(buf)));
+    printf("cpus:           %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
+    printf("hw counters:    %s\n", cli_counters_status(buf, sizeof(buf)));
+    printf("libpageclear:   %s\n", pc_version());
+    return 0;
+}

@@ -1,0 +1,182 @@
+/*
+ * mmap.c - `pageclear mmap`: the kernel's fault path, in perf bench mem
+ * mmap's manner. Each loop maps SIZE bytes (with MAP_POPULATE for -f
+ * populate, lazily for -f demand), then writes one byte per page; the time
+ * of both is one sample, and munmap is untimed. The kernel zeroes every
+ * page it hands out, so this measures its clearing (plus fault handling).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define DEFAULT_LOOPS 5
+
+struct mmap_opts {
+    size_t size;
+    enum cli_page page;
+    int populate;
+    unsigned long loops, threads, seed;
+    enum cli_format fmt;
+    int have_size, noreserve;
+};
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: pageclear mmap -s SIZE [options]\n"
+            "  -s, --size SIZE        bytes to map (B/KB/MB/GB/TB, powers of 1024)\n"
+            "  -p, --page 4KB|thp|2MB|1GB  backing pages (default 4KB; 2MB and 1GB\n"
+            "                         are hugetlb pages and must be reserved)\n"
+            "  -f, --function populate|demand  MAP_POPULATE, or fault on first write\n"
+            "                         (default demand)\n"
+            "  -l, --nr_loops LOOPS   timed loops, one sample each (default %d)\n"
+            "  -t, --threads N        threads sharing the writes (default 1)\n"
+            "  -r, --randomize SEED   write a random byte within each page\n"
+            "  --noreserve            hugetlb without a reservation (SIGBUS if short)\n"
+            "  --format=simple|default, --json, --csv\n"
+            "Bandwidth is GB/s = 10^9 bytes/s of memory mapped and touched.\n",
+            DEFAULT_LOOPS);
+    return CLI_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, struct mmap_opts *o)
+{
+    static const struct cli_opt spec[] = {
+        {'s', "--size"}, {'p', "--page"}, {'f', "--function"}, {'l', "--nr_loops"},
+        {'t', "--threads"}, {'r', "--randomize"}, {0, NULL}};
+    *o = (struct mmap_opts){.loops = DEFAULT_LOOPS, .threads = 1};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (cli_parse_format(a, &o->fmt))
+            continue;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return usage(), -2;
+        if (strcmp(a, "--noreserve") == 0) {
+            o->noreserve = 1;
+            continue;
+        }
+        int key = cli_opt_value(spec, "mmap", argc, argv, &i, &v);
+        if (key < 0)
+            return usage(), -1;
+        switch (key) {
+        case 's':
+            if (cli_size("-s", v, &o->size) != 0)
+                return -1;
+            if (o->size == 0) {
+                cli_error("-s: the size must be at least 1 byte");
+                return -1;
+            }
+            o->have_size = 1;
+            break;
+        case 'p':
+            if (cli_parse_page(v, &o->page) != 0) {
+                cli_error("-p: invalid page size '%s' (4KB, thp, 2MB or 1GB)", v);
+                return -1;
+            }
+            break;
+        case 'f':
+            if (strcmp(v, "populate") == 0)
+                o->populate = 1;
+            else if (strcmp(v, "demand") == 0)
+                o->populate = 0;
+            else {
+                cli_error("-f: '%s' is not populate or demand", v);
+                return -1;
+            }
+            break;
+        case 'l':
+            if (cli_uint("-l", v, 1, 100000, &o->loops) != 0)
+                return -1;
+            break;
+        case 't':
+            if (cli_uint("-t", v, 1, 256, &o->threads) != 0)
+                return -1;
+            break;
+        case 'r':
+            if (cli_uint("-r", v, 1, 0xffffffffUL, &o->seed) != 0)
+                return -1;
+            break;
+        }
+    }
+    if (!o->have_size) {
+        cli_error("mmap: -s SIZE is required");
+        return usage(), -1;
+    }
+    return 0;
+}
+
+int cli_fault_measure(size_t size, enum cli_page page, int populate,
+                      unsigned long loops, unsigned long threads,
+                      unsigned long seed, int noreserve, struct cli_stats *st,
+                      char *err, size_t errlen)
+{
+    size_t avail = cli_mem_available();
+    if ((page == CLI_PAGE_4K || page == CLI_PAGE_THP) && avail && size > avail) {
+        char a[32], b[32];
+        snprintf(err, errlen, "%s does not fit in the %s of memory available",
+                 cli_fmt_size(size, a, sizeof(a)), cli_fmt_size(avail, b, sizeof(b)));
+        return -ENOMEM;
+    }
+    double *v = calloc(loops, sizeof(double));
+    if (v == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    /* Touch each page of the backing size; THP may fall back to 4 KiB
+     * pages, so it is touched at 4 KiB as perf bench does. */
+    size_t stride = page == CLI_PAGE_THP ? 4096 : cli_page_bytes(page);
+    int how = (populate ? CLI_MAP_POPULATE : 0) | (noreserve ? CLI_MAP_NORESERVE : 0);
+    int rc = 0;
+    for (unsigned long l = 0; l < loops && rc == 0; l++) {
+        struct cli_buf b;
+        size_t bad;
+        uint64_t t0 = cli_now_ns();
+        rc = cli_buf_map(&b, size, page, how, err, errlen);
+        if (rc != 0)
+            break;
+        rc = cli_touch(b.addr, size, stride, threads, seed ? seed + l : 0, &bad);
+        uint64_t ns = cli_now_ns() - t0;
+        cli_buf_unmap(&b);
+        if (rc != 0) {
+            char a[32];
+            snprintf(err, errlen,
+                     "SIGBUS writing offset %zu of %s %s pages: the hugetlb pool ran "
+                     "out (reserve more in /sys/kernel/mm/hugepages/*/nr_hugepages)",
+                     bad, cli_fmt_size(size, a, sizeof(a)), cli_page_name(page));
+            break;
+        }
+        v[l] = (double)size / (double)(ns ? ns : 1);
+    }
+    if (rc == 0)
+        cli_stats(v, loops, st);
+    free(v);
+    return rc;
+}
+
+int cli_mmap(int argc, char **argv)
+{
+    struct mmap_opts o;
+    struct cli_stats st;
+    char err[512];
+
+    int rc = parse(argc, argv, &o);
+    if (rc == -2)
+        return 0;
+    if (rc != 0)
+        return CLI_EXIT_USAGE;
+    rc = cli_fault_measure(o.size, o.page, o.populate, o.loops, o.threads, o.seed,
+                           o.noreserve, &st, err, sizeof(err));
+    if (rc != 0) {
+        cli_error("mmap: %s", err);
+        return CLI_EXIT_RUNTIME;
+    }
+    cli_record_header(stdout, o.fmt);
+    struct cli_record r = {"mmap", o.populate ? "populate" : "demand",
+                           cli_page_name(o.page), o.size, 0, o.loops, o.threads,
+                           "GB/s", st, NULL};
+    cli_record_print(stdout, o.fmt, &r);
+    cli_record_footer(stdout, o.fmt);
+    return 0;
+}
