@@ -23,10 +23,19 @@ if [ "${1:-test}" = test ] && command -v clang >/dev/null 2>&1 &&
    ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   pkgs+=(libclang-rt-14-dev)
 fi
-[ ${#pkgs[@]} -eq 0 ] && exit 0
-echo "scripts/deps.sh: installing ${pkgs[*]}" >&2
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo=sudo
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+if [ ${#pkgs[@]} -ne 0 ]; then
+  echo "scripts/deps.sh: installing ${pkgs[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+fi
+# `pageclear --plot` runs scripts/plot.py with the python3 on PATH (which
+# may be a pyenv one, not Debian's), so matplotlib goes where that finds it.
+if command -v python3 >/dev/null 2>&1 && ! python3 -c "import matplotlib" 2>/dev/null; then
+  echo "scripts/deps.sh: installing matplotlib for $(command -v python3)" >&2
+  python3 -m pip install --quiet --disable-pip-version-check matplotlib ||
+    { sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo;
+      $sudo apt-get update -qq && $sudo apt-get install -y -qq python3-matplotlib >/dev/null; }
+fi

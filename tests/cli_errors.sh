@@ -13,7 +13,7 @@ expect() { # expect STATUS PATTERN ARGS...
     fi
 }
 expect 2 "unknown command" frobnicate
-expect 2 "usage" --bogus-top-level
+expect 2 "usage" bogus-top-level
 expect 2 "expected 'memset' or 'clear'" mem
 expect 2 "invalid size" mem clear -s 12Q
 expect 2 "at least 1 byte" mem clear -s 0
@@ -25,8 +25,25 @@ expect 2 "needs a value" mem clear -s
 expect 2 "unknown option" mem clear --bogus
 expect 2 "not a whole number" mem clear -s 1M -l 0
 expect 2 "not a whole number" mem clear -s 1M -n x
+expect 2 "-s SIZE is required" mmap
+expect 2 "not populate or demand" mmap -s 1M -f lazily
+expect 2 "not a whole number" mmap -s 1M -t 0
+expect 2 "not a whole number" mmap -s 1M -r -4
+expect 2 "invalid page size" mmap -s 1M -p 64KB
+expect 1 "does not fit" mmap -s 64TB -l 1
+expect 2 "not a whole number" bench --runs 0
+expect 2 "unknown option" bench --frobnicate
+expect 2 "unknown option" --frobnicate
 # Hugetlb pages that are not reserved: a run-time failure that says what to do.
 if [ "$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages 2>/dev/null || echo 0)" = 0 ]; then
     expect 1 "nr_hugepages" mem clear -s 2G -p 1GB -n 1
+    expect 1 "nr_hugepages" mmap -s 2G -p 1GB -l 1
+fi
+# Demand-faulting hugetlb memory with no pages behind it raises SIGBUS:
+# caught, reported, exit 1.
+d2=/sys/kernel/mm/hugepages/hugepages-2048kB
+if [ "$(cat $d2/free_hugepages 2>/dev/null || echo 1)" = 0 ] &&
+   [ "$(cat /proc/sys/vm/nr_overcommit_hugepages 2>/dev/null || echo 1)" = 0 ]; then
+    expect 1 "SIGBUS" mmap -s 8MB -p 2MB -f demand --noreserve -l 1
 fi
 exit $fail

@@ -1,0 +1,78 @@
+#!/bin/sh
+# The command end to end: the quick default suite and each workload in
+# every output format, JSON checked against docs/results.schema.json.
+# Usage: cli_suite.sh PAGECLEAR SOURCE_DIR
+set -u
+bin="$1"; src="$2"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+fail=0
+step() { echo "--- $*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+schema="$src/docs/results.schema.json"
+check="python3 $src/tests/check_json.py $schema"
+
+step "default suite, --quick --json"
+"$bin" --quick --json > "$tmp/suite.json" || bad "suite exit $?"
+$check "$tmp/suite.json" --expect units fault hint latency || bad "suite JSON"
+
+step "default suite, --quick tables"
+"$bin" bench --quick > "$tmp/suite.txt" || bad "suite tables exit $?"
+for h in "## 1." "## 2." "## 3." "## 4." "GB/s"; do
+    grep -q -- "$h" "$tmp/suite.txt" || bad "table output lacks '$h'"
+done
+cr=$(printf '\r')
+if grep -q "$cr" "$tmp/suite.txt"; then bad "progress leaked into stdout"; fi
+
+step "mem clear -f all --json"
+"$bin" mem clear -s 1MB -f all -n 2 --json > "$tmp/mem.json" || bad "mem exit $?"
+$check "$tmp/mem.json" --expect clear || bad "mem JSON"
+n_fns=$(python3 -c "import json,sys; print(len(json.load(open('$tmp/mem.json'))))")
+n_sup=$("$bin" list | grep -vc "not supported")
+[ "$n_fns" -eq $((n_sup + 3)) ] || bad "mem -f all gave $n_fns records for $n_sup primitives + 3"
+
+step "mem memset --csv"
+"$bin" mem memset -s 64KB -f glibc -n 3 --csv > "$tmp/mem.csv" || bad "csv exit $?"
+head -1 "$tmp/mem.csv" | grep -q "^workload,function,size,chunk,page,loops,threads,unit,mean,median,min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses$" || bad "csv header"
+[ "$(wc -l < "$tmp/mem.csv")" -eq 2 ] || bad "csv rows"
+grep -q "^memset,glibc,65536,0,4KB," "$tmp/mem.csv" || bad "csv row content"
+
+step "mem --format=simple and -k"
+out=$("$bin" mem clear -s 2MB -k 4KB -f x86-64-stosb -n 2 --format=simple 2>/dev/null || "$bin" mem clear -s 2MB -k 4KB -f generic -n 2 --format=simple)
+echo "$out" | grep -Eq '^[0-9]+\.[0-9]+$' || bad "simple format printed '$out'"
+
+step "mem -e (counters: a number or 'not supported here', never a failure)"
+"$bin" mem clear -s 1MB -n 2 -e > "$tmp/ctr.txt" || bad "counters exit $?"
+grep -Eq "counters: (available|not supported here)" "$tmp/ctr.txt" || bad "counters status missing"
+
+step "mmap populate/demand, threads, seed, --json"
+for f in populate demand; do
+    "$bin" mmap -s 32MB -f $f -l 2 -t 2 -r 9 --json > "$tmp/mmap.json" || bad "mmap $f exit $?"
+    $check "$tmp/mmap.json" --expect mmap || bad "mmap JSON"
+done
+"$bin" mmap -s 8MB -p thp -f demand -l 2 --format=simple | grep -Eq '^[0-9]+\.[0-9]+$' || bad "mmap thp"
+
+step "info and list"
+"$bin" info > "$tmp/info.txt" || bad "info exit $?"
+for k in "cpu:" "features used:" "caches:" "pc_clear uses:" "glibc:" "hugetlb pages:" "thp:" "preemption:" "hw counters:"; do
+    grep -q "^$k" "$tmp/info.txt" || bad "info lacks '$k'"
+done
+for name in generic x86-64-unrolled x86-64-stosq x86-64-stosb x86-64-avx2 x86-64-avx512 \
+            x86-64-avx2-nt x86-64-avx512-nt x86-64-clzero aarch64-dczva aarch64-stp; do
+    "$bin" list | grep -q "^$name " || bad "list lacks $name"
+done
+
+step "--plot"
+if python3 -c "import matplotlib" 2>/dev/null; then
+    "$bin" --quick --plot "$tmp/plots" > /dev/null || bad "plot exit $?"
+    for png in units latency fault hint; do
+        [ -s "$tmp/plots/$png.png" ] || bad "no $png.png"
+    done
+    $check "$tmp/plots/results.json" --expect units fault hint latency || bad "plot JSON"
+else
+    echo "skip: python3 has no matplotlib (scripts/deps.sh installs it)"
+fi
+"$bin" --quick --plot /proc/nonexistent/dir > /dev/null 2>&1; rc=$?
+[ "$rc" -eq 1 ] || bad "--plot to an unwritable place: exit $rc, want 1"
+
+[ $fail -eq 0 ] && echo "all CLI suite checks passed"
+exit $fail
