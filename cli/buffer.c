@@ -110,6 +110,15 @@ int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int how,
         return -EINVAL;
     }
     b->map_len = (len + pg - 1) / pg * pg;
+    size_t avail = cli_mem_available();
+    if ((p == CLI_PAGE_4K || p == CLI_PAGE_THP) && avail && b->map_len > avail) {
+        /* Refused up front: populating or touching it would only end in
+         * the OOM killer, taking other programs with it. */
+        char a[32], m[32];
+        snprintf(err, errlen, "%s does not fit in the %s of memory available",
+                 cli_fmt_size(len, a, sizeof(a)), cli_fmt_size(avail, m, sizeof(m)));
+        return -ENOMEM;
+    }
     if (p == CLI_PAGE_2M || p == CLI_PAGE_1G) {
         int shift = p == CLI_PAGE_1G ? 30 : 21;
         flags |= MAP_HUGETLB | (shift << MAP_HUGE_SHIFT);

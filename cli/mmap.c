@@ -112,13 +112,6 @@ int cli_fault_measure(size_t size, enum cli_page page, int populate,
                       unsigned long seed, int noreserve, struct cli_stats *st,
                       char *err, size_t errlen)
 {
-    size_t avail = cli_mem_available();
-    if ((page == CLI_PAGE_4K || page == CLI_PAGE_THP) && avail && size > avail) {
-        char a[32], b[32];
-        snprintf(err, errlen, "%s does not fit in the %s of memory available",
-                 cli_fmt_size(size, a, sizeof(a)), cli_fmt_size(avail, b, sizeof(b)));
-        return -ENOMEM;
-    }
     double *v = calloc(loops, sizeof(double));
     if (v == NULL) {
         snprintf(err, errlen, "out of memory");

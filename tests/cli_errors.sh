@@ -31,6 +31,8 @@ expect 2 "not a whole number" mmap -s 1M -t 0
 expect 2 "not a whole number" mmap -s 1M -r -4
 expect 2 "invalid page size" mmap -s 1M -p 64KB
 expect 1 "does not fit" mmap -s 64TB -l 1
+expect 1 "does not fit" mmap -s 1TB -p thp -l 1
+expect 1 "does not fit" mem clear -s 1TB -n 1
 expect 2 "not a whole number" bench --runs 0
 expect 2 "unknown option" bench --frobnicate
 expect 2 "unknown option" --frobnicate
