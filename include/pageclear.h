@@ -169,6 +169,111 @@ PC_API const char *pc_selected(size_t len);
 PC_API const char *pc_selected_temporal(size_t len);
 
 /* ------------------------------------------------------------------------ */
+/* Zeroed-page pool (init_on_alloc / init_on_free in user space)             */
+
+/* How the pool's memory is backed, best first. */
+enum pc_backing {
+    PC_BACKING_AUTO = 0,      /* (opts only) the best that can be had */
+    PC_BACKING_HUGETLB_1G = 1,/* reserved 1 GiB hugetlb pages */
+    PC_BACKING_HUGETLB_2M = 2,/* reserved 2 MiB hugetlb pages */
+    PC_BACKING_THP = 3,       /* transparent huge pages through madvise */
+    PC_BACKING_4K = 4         /* base pages */
+};
+
+/* When the pool clears memory. Whatever the policy, every allocation reads
+ * as all zeros and no owner ever sees a previous owner's data. */
+enum pc_pool_policy {
+    PC_POOL_INIT_ON_ALLOC = 0, /* clear at allocation: one batched clear per
+                                  contiguous dirty run, as the kernel does */
+    PC_POOL_INIT_ON_FREE = 1,  /* clear at free: allocation is instant and
+                                  freed data never lingers */
+    PC_POOL_BACKGROUND = 2     /* a worker thread clears freed runs ahead of
+                                  demand; allocation clears only what the
+                                  worker has not reached */
+};
+
+struct pc_pool_opts {
+    size_t capacity;          /* bytes; rounded up to the backing page size;
+                                 0 = 256 MiB */
+    enum pc_backing backing;  /* AUTO tries 1G, 2M, THP, 4K in that order;
+                                 anything else is that backing or failure */
+    enum pc_pool_policy policy;
+    int populate;             /* 1 (default): fault the memory in at create,
+                                 so allocations never fault; 0: lazily */
+};
+
+/* Fill *o with the defaults: 256 MiB, AUTO, INIT_ON_ALLOC, populate. */
+PC_API void pc_pool_opts_init(struct pc_pool_opts *o);
+
+struct pc_pool;
+
+/* Create a pool (opts NULL = defaults). One contiguous mapping of the
+ * capacity is reserved up front. Returns NULL with errno set: EINVAL (bad
+ * options), ENOMEM (the memory or the requested backing cannot be had),
+ * EOVERFLOW (capacity too large). Thread-safe to use from any thread. */
+PC_API struct pc_pool *pc_pool_create(const struct pc_pool_opts *opts);
+
+/* Allocate len bytes, rounded up to whole PC_PAGE_SIZE pages, contiguous
+ * and PC_PAGE_SIZE aligned, reading as all zeros. Returns NULL with errno:
+ * EINVAL (pool NULL or len 0), EOVERFLOW (len rounds past SIZE_MAX),
+ * ENOMEM (no free run that long: the pool is exhausted or fragmented). */
+PC_API void *pc_pool_alloc(struct pc_pool *pool, size_t len);
+
+/* Give back an allocation. Returns 0, or -EINVAL if pool is NULL or ptr is
+ * not the start of a live allocation from this pool (a foreign pointer, an
+ * interior pointer, or a double free); nothing is changed then. ptr NULL is
+ * a no-op returning 0, as free(NULL). */
+PC_API int pc_pool_free(struct pc_pool *pool, void *ptr);
+
+/* Stop the worker and unmap everything; outstanding allocations become
+ * invalid. NULL is a no-op. */
+PC_API void pc_pool_destroy(struct pc_pool *pool);
+
+struct pc_pool_stats {
+    enum pc_backing backing;   /* what the pool got */
+    enum pc_pool_policy policy;
+    size_t capacity;           /* bytes */
+    size_t in_use;             /* bytes allocated now */
+    size_t clean;              /* free bytes known to be zero */
+    size_t dirty;              /* free bytes waiting to be cleared */
+    size_t allocs, frees;      /* calls that succeeded */
+    size_t clears;             /* batched clear calls made */
+    size_t cleared_bytes;      /* bytes those clears covered */
+};
+
+/* Fill *st. Returns 0, or -EINVAL for NULL arguments. */
+PC_API int pc_pool_stats(struct pc_pool *pool, struct pc_pool_stats *st);
+
+/* Name of a backing: "hugetlb-1G", "hugetlb-2M", "thp", "4K", "auto". */
+PC_API const char *pc_backing_name(enum pc_backing b);
+
+/* ------------------------------------------------------------------------ */
+/* Parallel clear and populate                                               */
+
+/* Zero [addr, addr + len) on up to nthreads threads (nthreads <= 0: one per
+ * online CPU). Threads are sized to the work: each gets at least 64 MiB
+ * (below that a thread costs more to wake than it saves), so short extents
+ * run on the calling thread alone. The threads come from a persistent
+ * worker pool and, on machines with several NUMA nodes, are spread over the
+ * nodes. Each thread clears a contiguous, page-aligned share with the
+ * pc_clear selection for the whole extent. Returns 0 or as pc_clear. */
+PC_API int pc_clear_parallel(void *addr, size_t len, int nthreads);
+
+/* Flags for pc_populate. */
+#define PC_POPULATE_TOUCH 0x1 /* skip MADV_POPULATE_WRITE: touch each page
+                                 (the path for kernels before 5.14) */
+
+/* Fault [addr, addr + len) in for writing, on up to nthreads threads
+ * (sized as pc_clear_parallel), without changing its contents: with
+ * MADV_POPULATE_WRITE where the kernel has it, else by touching each page
+ * with an atomic add of zero under a SIGBUS/SIGSEGV guard. addr is rounded
+ * down and the end up to PC_PAGE_SIZE. Returns 0, or a negative errno:
+ * -EINVAL (bad flags or addr NULL), -EOVERFLOW, -ENOMEM (not mapped, or out
+ * of memory), -EFAULT (a page would raise SIGBUS, e.g. the hugetlb pool ran
+ * dry, or is not writable). Pages before the failure may stay populated. */
+PC_API int pc_populate(void *addr, size_t len, int nthreads, int flags);
+
+/* ------------------------------------------------------------------------ */
 /* Host facts and tunables                                                   */
 
 struct pc_host {
@@ -181,6 +286,7 @@ struct pc_host {
     size_t nt_threshold;   /* selection threshold: from here, non-temporal */
     size_t unit;           /* pc_default_unit() */
     const char *forced;    /* name forced by PAGECLEAR_IMPL, or NULL */
+    int numa_nodes;        /* NUMA nodes with CPUs (1 if unknown) */
 };
 
 /* Fill *h with what the library detected and the thresholds in force.

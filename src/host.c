@@ -45,10 +45,8 @@ int pc_host_get(struct pc_host *h)
     const struct pci_thresholds *t = pci_thresholds();
     const struct pci_options *o = pci_options();
 
-    /* Field by field: zeroing the whole struct at once compiles to a memset
-     * call under clang, and the library calls no memset. */
-    snprintf(h->vendor, sizeof(h->vendor), "%s", c->vendor_name);
-    h->features[0] = '\0';
+    *h = (struct pc_host){0};
+    snprintf(h->vendor, sizeof(h->vendor), "%.15s", c->vendor_name);
     size_t used = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (!(c->features & names[i].bit))
@@ -65,5 +63,6 @@ int pc_host_get(struct pc_host *h)
     h->nt_threshold = t->nt_threshold;
     h->unit = pc_default_unit();
     h->forced = o->forced >= 0 ? pci_impls[o->forced].name : NULL;
+    h->numa_nodes = pci_numa()->nodes;
     return 0;
 }

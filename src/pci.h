@@ -6,6 +6,7 @@
 #define PCI_H
 
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -201,6 +202,23 @@ int pci_clear_units(char *addr, size_t len, pci_clear_fn fn,
                     const struct pc_batch *b, size_t *done, size_t total);
 /* Resolve NULL / zero fields of a batch to the defaults; -EINVAL if bad. */
 int pci_batch_resolve(const struct pc_batch *in, struct pc_batch *out);
+
+/* Touch each page of [addr, addr + len) (page-aligned) for writing without
+ * changing it; SIGBUS and SIGSEGV become -EFAULT / -ENOMEM (fault_guard.c). */
+int pci_touch_pages(char *addr, size_t len);
+
+/* NUMA nodes with CPUs, from a sysfs node directory (numa.c). */
+#define PCI_NUMA_MAX 64
+struct pci_numa {
+    int nodes;
+    cpu_set_t cpus[PCI_NUMA_MAX];
+};
+/* Read root (normally /sys/devices/system/node); returns nodes found. */
+int pci_numa_read(const char *root, struct pci_numa *out);
+/* Parse "0-3,8" into *set; returns CPUs, or -1 if malformed. */
+int pci_parse_cpulist(const char *s, cpu_set_t *set);
+/* The machine's nodes, read once. */
+const struct pci_numa *pci_numa(void);
 
 /* Small-length helper the primitives share for their head and tail. */
 void pci_clear_bytes(void *dst, size_t len);
