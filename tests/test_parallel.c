@@ -1,0 +1,180 @@
+/*
+ * test_parallel.c - pc_clear_parallel against the reference at several
+ * thread counts, pc_populate on both of its paths (MADV_POPULATE_WRITE and
+ * touching), observed through mincore, with contents kept; the error
+ * paths of both; and the NUMA node discovery on a made-up sysfs tree.
+ */
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+#include "pci.h"
+
+#define MIB ((size_t)1 << 20)
+
+static void test_clear_parallel(void)
+{
+    struct guarded g;
+    /* Thread counts: one, two, more than the work allows, and "all CPUs";
+     * lengths: nothing, below one 64 MiB share, just over two shares (so
+     * three threads get two), and everything up to the guard page. */
+    guarded_alloc(&g, 140 * MIB);
+    const int threads[] = {1, 2, 8, 0};
+    const size_t lens[] = {0, 5000, 64 * MIB - 1, 128 * MIB + 77, g.len - 4096 - 3};
+    for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+            size_t off = 4096 + 3 * (l % 2);
+            pat_fill(g.lo, g.len);
+            CHECK_EQ(pc_clear_parallel(g.lo + off, lens[l], threads[t]), 0);
+            CHECK_EQ(pat_check(g.lo, g.len, off, off + lens[l]), SIZE_MAX);
+        }
+    /* Flush against the guard page at the end. */
+    pat_fill(g.lo, g.len);
+    CHECK_EQ(pc_clear_parallel(g.lo + 5, g.len - 5, 4), 0);
+    CHECK_EQ(pat_check(g.lo, g.len, 5, g.len), SIZE_MAX);
+    CHECK_EQ(pc_clear_parallel(NULL, 10, 2), -EINVAL);
+    CHECK_EQ(pc_clear_parallel((void *)(UINTPTR_MAX - 5), 10, 2), -EOVERFLOW);
+    CHECK_EQ(pc_clear_parallel(NULL, 0, 2), 0);
+    guarded_free(&g);
+}
+
+static size_t resident_pages(char *p, size_t len)
+{
+    size_t n = len / TEST_PAGE, r = 0;
+    unsigned char *v = malloc(n);
+    CHECK(v != NULL);
+    CHECK(mincore(p, len, v) == 0);
+    for (size_t i = 0; i < n; i++)
+        r += v[i] & 1;
+    free(v);
+    return r;
+}
+
+static void test_populate(int flags)
+{
+    const size_t len = 130 * MIB; /* two 64 MiB shares and a bit */
+    for (int threads = 1; threads <= 2; threads++) {
+        char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(p != MAP_FAILED);
+        madvise(p, len, MADV_NOHUGEPAGE); /* count 4 KiB pages exactly */
+        CHECK_EQ(resident_pages(p, len), 0);
+        /* Contents kept: a few pages written before populating. */
+        for (size_t i = 0; i < len; i += 7 * MIB)
+            p[i + 5] = (char)(i / MIB + 1);
+        CHECK_EQ(pc_populate(p + 100, len - 200, threads, flags), 0);
+        CHECK_EQ(resident_pages(p, len), len / TEST_PAGE); /* ends rounded out */
+        for (size_t i = 0; i < len; i += 7 * MIB)
+            CHECK_EQ(p[i + 5], (char)(i / MIB + 1));
+        CHECK_EQ(p[len - 1], 0);
+        munmap(p, len);
+    }
+}
+
+/* The same condition gives the same error on both paths. */
+static void test_populate_errors(void)
+{
+    CHECK_EQ(pc_populate(NULL, 4096, 1, 0), -EINVAL);
+    char buf[8192];
+    CHECK_EQ(pc_populate(buf, 10, 1, 0x80), -EINVAL);
+    CHECK_EQ(pc_populate(buf, 0, 1, 0), 0);
+    CHECK_EQ(pc_populate((void *)(UINTPTR_MAX - 100), 50, 1, 0), -EOVERFLOW);
+
+    char *m = mmap(NULL, 4 * TEST_PAGE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED);
+    CHECK(munmap(m + 2 * TEST_PAGE, 2 * TEST_PAGE) == 0); /* a hole after */
+    int rc_madv = pc_populate(m, 4 * TEST_PAGE, 1, 0);
+    int rc_touch = pc_populate(m, 4 * TEST_PAGE, 1, PC_POPULATE_TOUCH);
+    CHECK_EQ(rc_madv, -ENOMEM);
+    CHECK_EQ(rc_touch, -ENOMEM);
+    CHECK(mprotect(m, TEST_PAGE, PROT_READ) == 0); /* not writable */
+    rc_madv = pc_populate(m, TEST_PAGE, 1, 0);
+    rc_touch = pc_populate(m, TEST_PAGE, 1, PC_POPULATE_TOUCH);
+    CHECK(rc_madv == -EFAULT || rc_madv == -ENOMEM);
+    CHECK_EQ(rc_touch, -EFAULT);
+    CHECK(mprotect(m, TEST_PAGE, PROT_NONE) == 0);
+    CHECK(pc_populate(m, TEST_PAGE, 1, 0) < 0);
+    CHECK_EQ(pc_populate(m, TEST_PAGE, 1, PC_POPULATE_TOUCH), -EFAULT);
+    munmap(m, 2 * TEST_PAGE);
+
+    /* Hugetlb memory with no pages behind it: SIGBUS on touch, an error
+     * from populate. Only where no 2 MiB pages are free. */
+    FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "r");
+    long freep = -1, over = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%ld", &freep) != 1)
+            freep = -1;
+        fclose(f);
+    }
+    f = fopen("/proc/sys/vm/nr_overcommit_hugepages", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%ld", &over) != 1)
+            over = -1;
+        fclose(f);
+    }
+    char *h = freep == 0 && over == 0
+                  ? mmap(NULL, 4 * MIB, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_NORESERVE, -1, 0)
+                  : MAP_FAILED;
+    if (h != MAP_FAILED) {
+        CHECK_EQ(pc_populate(h, 4 * MIB, 1, 0), -EFAULT);
+        CHECK_EQ(pc_populate(h, 4 * MIB, 1, PC_POPULATE_TOUCH), -EFAULT);
+        munmap(h, 4 * MIB);
+        puts("ok   hugetlb SIGBUS -> -EFAULT on both paths");
+    } else {
+        puts("skip hugetlb SIGBUS case (free 2 MiB pages, or no hugetlb)");
+    }
+}
+
+static void test_numa(void)
+{
+    cpu_set_t set;
+    CHECK_EQ(pci_parse_cpulist("0-3,8,10-11\n", &set), 7);
+    CHECK(CPU_ISSET(2, &set) && CPU_ISSET(8, &set) && CPU_ISSET(11, &set));
+    CHECK(!CPU_ISSET(4, &set) && !CPU_ISSET(9, &set));
+    CHECK_EQ(pci_parse_cpulist("", &set), 0);
+    CHECK_EQ(pci_parse_cpulist("3-1", &set), -1);
+    CHECK_EQ(pci_parse_cpulist("x", &set), -1);
+    CHECK_EQ(pci_parse_cpulist("1,,2", &set), -1);
+
+    char root[] = "/tmp/pc_numa_XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    const char *nodes[][2] = {{"node0", "0-3\n"}, {"node1", "4-7\n"},
+                              {"node2", "\n"} /* memory only */, {"nodeX", "0\n"},
+                              {"possible", "0-2\n"}};
+    char path[256];
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(path, sizeof(path), "%s/%s", root, nodes[i][0]);
+        CHECK(mkdir(path, 0700) == 0);
+        snprintf(path, sizeof(path), "%s/%s/cpulist", root, nodes[i][0]);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        fputs(nodes[i][1], f);
+        fclose(f);
+    }
+    struct pci_numa *nu = malloc(sizeof(*nu));
+    CHECK(nu != NULL);
+    CHECK_EQ(pci_numa_read(root, nu), 2);
+    CHECK_EQ(CPU_COUNT(&nu->cpus[0]) + CPU_COUNT(&nu->cpus[1]), 8);
+    CHECK_EQ(pci_numa_read("/nonexistent", nu), 0);
+    free(nu);
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(path, sizeof(path), "%s/%s/cpulist", root, nodes[i][0]);
+        unlink(path);
+        snprintf(path, sizeof(path), "%s/%s", root, nodes[i][0]);
+        rmdir(path);
+    }
+    rmdir(root);
+    CHECK(pci_numa()->nodes >= 1);
+}
+
+int main(void)
+{
+    test_clear_parallel();
+    test_populate(0);
+    test_populate(PC_POPULATE_TOUCH);
+    test_populate_errors();
+    test_numa();
+    puts("ok");
+    return 0;
+}
