@@ -6,6 +6,8 @@
  *   2. the fault path (populate and demand, for each page size)
  *   3. the hint neighbourhood: first touch after a straight clear vs hint
  *   4. latency against throughput: time per unit for 2, 8, 32 MiB, whole
+ *   5. init_on_alloc: zeroed 2 MiB allocations, page-at-a-time to pool
+ *   6. clear and populate scaling from one thread to all cores
  * Tables go to stdout; --json/--csv print every measurement as a record
  * instead; --plot DIR also writes DIR/results.json and PNG charts.
  */
@@ -32,21 +34,11 @@ struct suite {
 };
 
 /* Every measurement, kept for --json, --csv and --plot. */
-static struct saved {
-    struct cli_record r;
-    char function[48];
-} saved[MAX_RECORDS];
-static size_t nsaved;
+static struct cli_records saved;
 
 static void save(const struct cli_record *r)
 {
-    if (nsaved == MAX_RECORDS)
-        return;
-    struct saved *s = &saved[nsaved++];
-    s->r = *r;
-    snprintf(s->function, sizeof(s->function), "%.47s", r->function);
-    s->r.function = s->function;
-    s->r.counts = NULL;
+    cli_records_add(&saved, r);
 }
 
 static int tables(const struct suite *s)
@@ -344,10 +336,7 @@ static int write_json(const char *dir, char *path, size_t n)
         cli_error("--plot: cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
-    cli_record_header(f, CLI_FMT_JSON);
-    for (size_t i = 0; i < nsaved; i++)
-        cli_record_print(f, CLI_FMT_JSON, &saved[i].r);
-    cli_record_footer(f, CLI_FMT_JSON);
+    cli_records_print(f, CLI_FMT_JSON, &saved);
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -440,12 +429,11 @@ int cli_bench(int argc, char **argv)
     fault_table(&s);
     if (hint_table(&s) != 0 || latency_table(&s) != 0)
         return CLI_EXIT_RUNTIME;
-    if (!tables(&s)) {
-        cli_record_header(stdout, s.fmt);
-        for (size_t i = 0; i < nsaved; i++)
-            cli_record_print(stdout, s.fmt, &saved[i].r);
-        cli_record_footer(stdout, s.fmt);
-    }
+    if (cli_pool_bench(s.size / (2 * MIB), s.runs, s.fmt, 5, &saved) != 0 ||
+        cli_parallel_bench(s.size, s.runs, s.fmt, 6, &saved) != 0)
+        return CLI_EXIT_RUNTIME;
+    if (!tables(&s))
+        cli_records_print(stdout, s.fmt, &saved);
     if (s.plot_dir != NULL && plot(s.plot_dir) != 0)
         return CLI_EXIT_RUNTIME;
     return 0;

@@ -86,6 +86,19 @@ int cli_parse_format(const char *arg, enum cli_format *fmt);
 void cli_record_header(FILE *f, enum cli_format fmt);
 void cli_record_print(FILE *f, enum cli_format fmt, const struct cli_record *r);
 void cli_record_footer(FILE *f, enum cli_format fmt);
+/* Records gathered across a run and printed once at the end, so --json
+ * gives one array however many tables produced them. */
+#define CLI_MAX_RECORDS 512
+struct cli_records {
+    struct cli_record r[CLI_MAX_RECORDS];
+    char function[CLI_MAX_RECORDS][48]; /* owned copies of the names */
+    size_t n;
+};
+/* Add a copy of *r (its function name copied, counts dropped); no-op if rs
+ * is NULL or full. */
+void cli_records_add(struct cli_records *rs, const struct cli_record *r);
+/* Header, every record, footer. */
+void cli_records_print(FILE *f, enum cli_format fmt, const struct cli_records *rs);
 /* Progress on stderr, only when stderr is a terminal. */
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -147,5 +160,13 @@ int cli_mem(int argc, char **argv);
 int cli_mmap(int argc, char **argv);
 int cli_info(void);
 int cli_bench(int argc, char **argv);
+/* pool.c: `pageclear pool` / `pageclear parallel`, and their tables for
+ * the default suite (numbered table_no). */
+int cli_pool_cmd(const char *cmd, int argc, char **argv);
+/* Tables print when fmt is CLI_FMT_DEFAULT; records go to rs (may be NULL). */
+int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_no,
+                   struct cli_records *rs);
+int cli_parallel_bench(size_t size, unsigned long runs, enum cli_format fmt, int table_no,
+                       struct cli_records *rs);
 
 #endif

@@ -13,6 +13,8 @@ static int usage(FILE *f)
             "                     machine (--quick, --runs N, --json, --csv, --plot DIR)\n"
             "  mem memset|clear   clearing bandwidth (perf bench mem memset style)\n"
             "  mmap               the kernel's fault path (perf bench mem mmap style)\n"
+            "  pool               init_on_alloc: page-at-a-time, batched, fresh, pool\n"
+            "  parallel           pc_clear_parallel / pc_populate from 1 to all cores\n"
             "  info               this machine: CPU, caches, selection, huge pages, ...\n"
             "  list               the clearing primitives and which run here\n"
             "  version            print the library version\n"
@@ -49,6 +51,8 @@ int main(int argc, char **argv)
         return cli_mem(argc - 2, argv + 2);
     if (strcmp(cmd, "mmap") == 0)
         return cli_mmap(argc - 2, argv + 2);
+    if (strcmp(cmd, "pool") == 0 || strcmp(cmd, "parallel") == 0)
+        return cli_pool_cmd(cmd, argc - 2, argv + 2);
     if (strcmp(cmd, "info") == 0)
         return cli_info();
     if (strcmp(cmd, "list") == 0)

@@ -115,3 +115,22 @@ void cli_progress(const char *fmt, ...)
     va_end(ap);
     fflush(stderr);
 }
+
+void cli_records_add(struct cli_records *rs, const struct cli_record *r)
+{
+    if (rs == NULL || rs->n == CLI_MAX_RECORDS)
+        return;
+    size_t i = rs->n++;
+    rs->r[i] = *r;
+    snprintf(rs->function[i], sizeof(rs->function[i]), "%.47s", r->function);
+    rs->r[i].function = rs->function[i];
+    rs->r[i].counts = NULL;
+}
+
+void cli_records_print(FILE *f, enum cli_format fmt, const struct cli_records *rs)
+{
+    cli_record_header(f, fmt);
+    for (size_t i = 0; i < rs->n; i++)
+        cli_record_print(f, fmt, &rs->r[i]);
+    cli_record_footer(f, fmt);
+}

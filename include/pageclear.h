@@ -48,6 +48,14 @@ PC_API const char *pc_version(void);
  * wraps around the address space. len == 0 returns 0 and writes nothing. */
 PC_API int pc_clear(void *addr, size_t len);
 
+/* Zero [addr, addr + len) as pc_clear, for memory nobody will read soon
+ * (zeroing on free, scrubbing before reuse, a VMM clearing guest memory):
+ * non-temporal stores at any length where the CPU has them and the
+ * selection uses them for large extents, so the clear neither waits on the
+ * cache nor evicts what is in it. The price: the first touch afterwards
+ * misses the cache. Same bad-input contract as pc_clear. */
+PC_API int pc_clear_cold(void *addr, size_t len);
+
 /* Zero npages pages of PC_PAGE_SIZE bytes starting at addr, as pc_clear.
  * Returns -EINVAL if addr is NULL (with npages > 0) or not PC_PAGE_SIZE
  * aligned; -EOVERFLOW if npages * PC_PAGE_SIZE or the end address overflows. */
@@ -168,6 +176,9 @@ PC_API const char *pc_selected(size_t len);
  * neighbourhood of len bytes. */
 PC_API const char *pc_selected_temporal(size_t len);
 
+/* Name of the primitive pc_clear_cold uses for len bytes. */
+PC_API const char *pc_selected_cold(size_t len);
+
 /* ------------------------------------------------------------------------ */
 /* Zeroed-page pool (init_on_alloc / init_on_free in user space)             */
 
@@ -184,12 +195,15 @@ enum pc_backing {
  * as all zeros and no owner ever sees a previous owner's data. */
 enum pc_pool_policy {
     PC_POOL_INIT_ON_ALLOC = 0, /* clear at allocation: one batched clear per
-                                  contiguous dirty run, as the kernel does */
-    PC_POOL_INIT_ON_FREE = 1,  /* clear at free: allocation is instant and
-                                  freed data never lingers */
+                                  contiguous dirty run, as the kernel does,
+                                  with pc_clear's (cache-friendly) choice */
+    PC_POOL_INIT_ON_FREE = 1,  /* clear at free, with non-temporal stores
+                                  where the CPU has them: allocation is
+                                  instant and freed data never lingers */
     PC_POOL_BACKGROUND = 2     /* a worker thread clears freed runs ahead of
-                                  demand; allocation clears only what the
-                                  worker has not reached */
+                                  demand (non-temporal, as at free);
+                                  allocation clears only what the worker has
+                                  not reached */
 };
 
 struct pc_pool_opts {

@@ -154,6 +154,36 @@ const struct pci_thresholds *pci_thresholds(void)
     return &thresholds;
 }
 
+/* The length whose pc_clear choice pc_clear_cold uses: at least the NT
+ * threshold. A CPU whose selection never streams (threshold unset) gets its
+ * choice for the largest extent; SIZE_MAX itself is not a length. */
+static size_t cold_len(size_t len)
+{
+    size_t nt = pci_thresholds()->nt_threshold;
+    if (len < nt)
+        len = nt == PCI_UNSET ? SIZE_MAX - 1 : nt;
+    return len;
+}
+
+pci_clear_fn pci_clear_cold_for(size_t len)
+{
+    return pci_clear_for(cold_len(len));
+}
+
+int pc_clear_cold(void *addr, size_t len)
+{
+    int rc = pci_check_range(addr, len);
+    if (rc != 0 || len == 0)
+        return rc;
+    pci_clear_cold_for(len)(addr, len);
+    return 0;
+}
+
+const char *pc_selected_cold(size_t len)
+{
+    return pc_selected(cold_len(len));
+}
+
 const char *pc_selected(size_t len)
 {
     const struct pci_plan *p = pci_plan(0);

@@ -182,6 +182,12 @@ static inline pci_clear_fn pci_clear_temporal_for(size_t len)
     return p->fn[pci_plan_slot(p, len)];
 }
 
+/* For memory nobody will read soon (cleared at free, or ahead of demand by
+ * the pool's worker): the choice for an extent of at least nt_threshold,
+ * i.e. non-temporal stores where the CPU has them and the selection uses
+ * them, so the clear neither pollutes the cache nor waits on it. */
+pci_clear_fn pci_clear_cold_for(size_t len);
+
 /* Validate (addr, len) as every entry point does: 0, -EINVAL if addr is
  * NULL with len > 0, -EOVERFLOW if the end wraps (or is exactly 2^64). */
 static inline int pci_check_range(const void *addr, size_t len)

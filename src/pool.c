@@ -5,6 +5,11 @@
  * clears pages itself on reuse, with the extent-aware clear (measured ~3x
  * the kernel's own hugetlb clearing on the Xeon guest; README).
  *
+ * Clearing at allocation uses pc_clear's choice (the caller is about to
+ * touch the memory, so cache-allocating stores below the NT threshold);
+ * clearing at free and in the worker uses non-temporal stores where the CPU
+ * has them (nobody touches those pages soon).
+ *
  * Every page is in one state, kept in a byte per page:
  *   CLEAN  free and known zero       DIRTY  free, holds old data
  *   ALLOC  handed out                BUSY   being cleared off the lock
@@ -232,19 +237,23 @@ void *pc_pool_alloc(struct pc_pool *p, size_t len)
         return NULL;
     }
     size_t n = (len + PC_PAGE_SIZE - 1) / PC_PAGE_SIZE;
-    const unsigned clean = 1u << PG_CLEAN, any = clean | 1u << PG_DIRTY;
+    /* Placement is next-fit over every free page, whatever its state, and
+     * the same for all policies: preferring pages the worker has already
+     * cleaned would make placement depend on the worker's timing and
+     * fragment the pool (3 + 5 MiB then failed to fit a free 8 MiB pool).
+     * A run with pages still being cleared waits for them. */
+    const unsigned free_states = 1u << PG_CLEAN | 1u << PG_DIRTY | 1u << PG_BUSY;
 
     pthread_mutex_lock(&p->mu);
     size_t at = SIZE_MAX;
     while (n <= p->npages) {
-        /* The background policy prefers what its worker already cleared. */
-        if (p->policy == PC_POOL_BACKGROUND)
-            at = find_run(p, n, clean);
-        if (at == SIZE_MAX)
-            at = find_run(p, n, any);
-        if (at != SIZE_MAX || p->busy == 0)
+        at = find_run(p, n, free_states);
+        size_t busy_in_run = 0;
+        for (size_t i = at; at != SIZE_MAX && i < at + n; i++)
+            busy_in_run += p->state[i] == PG_BUSY;
+        if (busy_in_run == 0)
             break;
-        pthread_cond_wait(&p->changed, &p->mu); /* pages still being cleared */
+        pthread_cond_wait(&p->changed, &p->mu); /* being cleared: wait */
     }
     if (at == SIZE_MAX) {
         pthread_mutex_unlock(&p->mu);
@@ -311,7 +320,9 @@ int pc_pool_free(struct pc_pool *p, void *ptr)
     p->busy += n;
     pthread_mutex_unlock(&p->mu);
 
-    pc_clear(ptr, n * PC_PAGE_SIZE); /* the old owner's data goes now */
+    /* The old owner's data goes now; the pages go back to the pool, not to
+     * a caller, so they are cleared with cache-bypassing stores. */
+    pci_clear_cold_for(n * PC_PAGE_SIZE)(ptr, n * PC_PAGE_SIZE);
 
     pthread_mutex_lock(&p->mu);
     for (size_t i = at; i < at + n; i++)
@@ -351,7 +362,8 @@ static void *worker_main(void *arg)
         scan = j == p->npages ? 0 : j;
         pthread_mutex_unlock(&p->mu);
 
-        pc_clear(p->base + i * PC_PAGE_SIZE, n * PC_PAGE_SIZE);
+        /* Ahead of demand: nobody reads these pages soon. */
+        pci_clear_cold_for(n * PC_PAGE_SIZE)(p->base + i * PC_PAGE_SIZE, n * PC_PAGE_SIZE);
 
         pthread_mutex_lock(&p->mu);
         for (size_t k = i; k < j; k++)

@@ -36,6 +36,12 @@ expect 1 "does not fit" mem clear -s 1TB -n 1
 expect 2 "not a whole number" bench --runs 0
 expect 2 "unknown option" bench --frobnicate
 expect 2 "unknown option" --frobnicate
+expect 2 "not a whole number" pool -c 0
+expect 2 "not for this command" pool -s 1G
+expect 2 "not for this command" parallel -c 4
+expect 2 "at least 1 byte" parallel -s 0
+expect 1 "does not fit" parallel -s 1TB -n 1
+expect 1 "does not fit" pool -c 1000000 -n 1
 # Hugetlb pages that are not reserved: a run-time failure that says what to do.
 if [ "$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages 2>/dev/null || echo 0)" = 0 ]; then
     expect 1 "nr_hugepages" mem clear -s 2G -p 1GB -n 1

@@ -13,11 +13,11 @@ check="python3 $src/tests/check_json.py $schema"
 
 step "default suite, --quick --json"
 "$bin" --quick --json > "$tmp/suite.json" || bad "suite exit $?"
-$check "$tmp/suite.json" --expect units fault hint latency || bad "suite JSON"
+$check "$tmp/suite.json" --expect units fault hint latency pool parallel || bad "suite JSON"
 
 step "default suite, --quick tables"
 "$bin" bench --quick > "$tmp/suite.txt" || bad "suite tables exit $?"
-for h in "## 1." "## 2." "## 3." "## 4." "GB/s"; do
+for h in "## 1." "## 2." "## 3." "## 4." "## 5." "## 6." "GB/s"; do
     grep -q -- "$h" "$tmp/suite.txt" || bad "table output lacks '$h'"
 done
 cr=$(printf '\r')
@@ -50,6 +50,16 @@ for f in populate demand; do
     $check "$tmp/mmap.json" --expect mmap || bad "mmap JSON"
 done
 "$bin" mmap -s 8MB -p thp -f demand -l 2 --format=simple | grep -Eq '^[0-9]+\.[0-9]+$' || bad "mmap thp"
+
+step "pool and parallel commands"
+"$bin" pool -c 16 -n 2 --json > "$tmp/pool.json" || bad "pool exit $?"
+$check "$tmp/pool.json" --expect pool || bad "pool JSON"
+for m in page-at-a-time batched batched-cold fresh-populate pool-init-on-alloc pool-init-on-free pool-background pool-bg-caught-up; do
+    grep -q "\"$m\"" "$tmp/pool.json" || bad "pool lacks $m"
+done
+"$bin" parallel -s 160MB -n 2 --csv > "$tmp/par.csv" || bad "parallel exit $?"
+grep -q "^parallel,MAP_POPULATE," "$tmp/par.csv" || bad "parallel lacks the kernel row"
+grep -q "^parallel,pc_clear_parallel,.*,1,GB/s" "$tmp/par.csv" || bad "parallel lacks 1 thread"
 
 step "info and list"
 "$bin" info > "$tmp/info.txt" || bad "info exit $?"

@@ -25,6 +25,9 @@ static void test_bad_input(void)
     CHECK_EQ(pc_clear(g.lo, 0), 0);
     CHECK_EQ(pc_clear((void *)(UINTPTR_MAX - 10), 100), -EOVERFLOW);
     CHECK_EQ(pc_clear((void *)(UINTPTR_MAX - 99), 100), -EOVERFLOW); /* ends at 2^64 */
+    CHECK_EQ(pc_clear_cold(NULL, 1), -EINVAL);
+    CHECK_EQ(pc_clear_cold(NULL, 0), 0);
+    CHECK_EQ(pc_clear_cold((void *)(UINTPTR_MAX - 10), 100), -EOVERFLOW);
 
     CHECK_EQ(pc_clear_pages(NULL, 1), -EINVAL);
     CHECK_EQ(pc_clear_pages(g.lo + 1, 1), -EINVAL);
@@ -106,6 +109,16 @@ static void test_selected(void)
             CHECK(id >= 0);
             CHECK_EQ(pc_impl_get((size_t)id, &in), 0);
             CHECK(in.supported);
+            /* Cold: runnable, and from the NT threshold on, pc_clear's own
+             * choice (below it, pc_clear may keep data in cache; cold not). */
+            id = pc_impl_find(pc_selected_cold(lens[k]));
+            CHECK(id >= 0);
+            CHECK_EQ(pc_impl_get((size_t)id, &in), 0);
+            CHECK(in.supported);
+            struct pc_host h;
+            pc_host_get(&h);
+            if (lens[k] >= h.nt_threshold)
+                CHECK(strcmp(pc_selected_cold(lens[k]), pc_selected(lens[k])) == 0);
             id = pc_impl_find(pc_selected_temporal(lens[k]));
             CHECK(id >= 0);
             CHECK_EQ(pc_impl_get((size_t)id, &in), 0);

@@ -27,6 +27,12 @@ static int via_pc_clear(size_t which, void *p, size_t n)
     return pc_clear(p, n);
 }
 
+static int via_pc_clear_cold(size_t which, void *p, size_t n)
+{
+    (void)which;
+    return pc_clear_cold(p, n);
+}
+
 /* Clear [off, off + len) of a window [w0, w1) of g and check the window. */
 static void one(const char *name, clear_fn fn, size_t which, struct guarded *g,
                 size_t w0, size_t w1, size_t off, size_t len)
@@ -99,6 +105,7 @@ int main(void)
         tested++;
     }
     run("pc_clear", via_pc_clear, 0, 1);
+    run("pc_clear_cold", via_pc_clear_cold, 0, 1);
     /* What every host of each build must run: on x86-64 the portable one
      * plus the three baseline primitives, on arm64 the portable one and
      * stp, elsewhere the portable one. */
