@@ -342,23 +342,14 @@ static int write_json(const char *dir, char *path, size_t n)
 
 static int plot(const char *dir)
 {
-    char json[4096], script[4096], exe[2048], cmd[16384];
+    char json[4096], script[4096], cmd[16384];
     if (write_json(dir, json, sizeof(json)) != 0)
         return -1;
     const char *env = getenv("PAGECLEAR_PLOT_SCRIPT");
-    if (env != NULL) {
-        snprintf(script, sizeof(script), "%s", env);
-    } else {
-        /* Next to the build tree's scripts/, or the installed copy. */
-        ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        exe[k > 0 ? k : 0] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash != NULL)
-            *slash = '\0';
-        snprintf(script, sizeof(script), "%s/../../scripts/plot.py", exe);
-        if (access(script, R_OK) != 0)
-            snprintf(script, sizeof(script), "%s/../share/pageclear/plot.py", exe);
-    }
+    snprintf(script, sizeof(script), "%s",
+             env != NULL                            ? env
+             : access(PC_PLOT_INSTALLED, R_OK) == 0 ? PC_PLOT_INSTALLED
+                                                    : PC_PLOT_SOURCE);
     if (access(script, R_OK) != 0) {
         cli_error("--plot: plotting script not found (set PAGECLEAR_PLOT_SCRIPT); "
                   "results are in %s", json);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test, in every configuration: gcc Release, clang Release with the
-# libFuzzer target, clang Debug with ASan+UBSan, the portable-only build,
-# and the arm64 cross build run under qemu-user. Installs what is missing.
+# libFuzzer targets, clang Debug with ASan+UBSan, clang with ThreadSanitizer
+# (the threaded tests: pool and parallel), the portable-only build, and the
+# arm64 cross build run under qemu-user. Installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
@@ -11,21 +12,23 @@ if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/
   echo "test.sh: libFuzzer runtime not found; the fuzz target runs with its own driver only" >&2
   fuzz_flag=-DPC_FUZZ=OFF
 fi
+# name|cmake flags|ctest regex (empty: every test)
 configs=(
-  "gcc-release|-DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release"
-  "clang-release|-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release $fuzz_flag"
-  "clang-asan-ubsan|-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPC_SANITIZE=ON"
-  "portable-only|-DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release -DPC_PORTABLE_ONLY=ON"
-  "arm64-qemu|-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release"
+  "gcc-release|-DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release|"
+  "clang-release|-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release $fuzz_flag|"
+  "clang-asan-ubsan|-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPC_SANITIZE=ON|"
+  "clang-tsan|-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPC_TSAN=ON|test_pool|test_parallel|fuzz_pool"
+  "portable-only|-DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release -DPC_PORTABLE_ONLY=ON|"
+  "arm64-qemu|-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release|"
 )
 failed=()
 for c in "${configs[@]}"; do
-  name="${c%%|*}"; flags="${c#*|}"
+  name="${c%%|*}"; rest="${c#*|}"; flags="${rest%%|*}"; regex="${rest#*|}"
   echo "=== $name"
   # shellcheck disable=SC2086
   cmake -S . -B "build-test/$name" $flags >/dev/null
   cmake --build "build-test/$name" -j"$jobs" >/dev/null
-  if ! (cd "build-test/$name" && ctest -j"$jobs" --output-on-failure); then
+  if ! (cd "build-test/$name" && ctest -j"$jobs" --output-on-failure ${regex:+-R "^($regex)\$"}); then
     failed+=("$name")
   fi
 done
