@@ -12,7 +12,8 @@
 
 #include "cli.h"
 
-static __thread sigjmp_buf *guard_jmp;
+/* volatile: see src/fault_guard.c; clang -O2 dropped the plain store. */
+static __thread sigjmp_buf *volatile guard_jmp;
 static __thread volatile size_t guard_at;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)

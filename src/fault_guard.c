@@ -15,7 +15,10 @@
 
 static struct sigaction old_bus, old_segv;
 static pthread_once_t install_once = PTHREAD_ONCE_INIT;
-static __thread sigjmp_buf *guard_jmp;
+/* volatile: the handler reads these asynchronously. Without it the store
+ * of guard_jmp before the touching loop is dead to the compiler (nothing
+ * it can see reads it before it is reset), and clang -O2 dropped it. */
+static __thread sigjmp_buf *volatile guard_jmp;
 static __thread volatile int guard_errno;
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
@@ -49,11 +52,19 @@ static void install(void)
     sigaction(SIGSEGV, &sa, &old_segv);
 }
 
-/* The store that faults a page in for writing without changing it: an
- * atomic add of zero is a write even if another thread writes there too. */
+/* The store that faults a page in for writing without changing it: a
+ * compare-exchange that stores back the value it finds. Guessing 0 first
+ * (fresh memory) makes it one write fault per page; a concurrent writer
+ * only makes it go round again. Not an atomic add of zero: compilers may
+ * lower that idempotent RMW to a fenced plain load (clang -O2 on x86 did,
+ * volatile or not), and a load neither write-faults the page nor notices
+ * that it is read-only. */
 static void touch_page(char *p)
 {
-    __atomic_fetch_add((int *)(void *)p, 0, __ATOMIC_RELAXED);
+    int *w = (int *)(void *)p, seen = 0;
+    while (!__atomic_compare_exchange_n(w, &seen, seen, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ; /* seen now holds the current value: store that back */
 }
 
 int pci_touch_pages(char *addr, size_t len)
