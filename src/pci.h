@@ -229,6 +229,19 @@ const struct pci_numa *pci_numa(void);
 /* Small-length helper the primitives share for their head and tail. */
 void pci_clear_bytes(void *dst, size_t len);
 
+/* Clear the bytes from p up to the next multiple of align (a power of two),
+ * or all len of them if fewer; return the aligned pointer and take what was
+ * cleared off *len. Every primitive with an aligned body starts so. */
+static inline char *pci_clear_head(char *p, size_t *len, size_t align)
+{
+    size_t head = (size_t)(-(uintptr_t)p & (align - 1));
+    if (head > *len)
+        head = *len;
+    pci_clear_bytes(p, head);
+    *len -= head;
+    return p + head;
+}
+
 #pragma GCC visibility pop
 
 #endif /* PCI_H */

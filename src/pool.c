@@ -121,6 +121,7 @@ static int map_backing(struct pc_pool *p, size_t capacity, enum pc_backing b, in
 }
 
 static void *worker_main(void *arg);
+static void busy_cleared(struct pc_pool *p, size_t first, size_t n);
 
 struct pc_pool *pc_pool_create(const struct pc_pool_opts *opts)
 {
@@ -325,15 +326,22 @@ int pc_pool_free(struct pc_pool *p, void *ptr)
     pci_clear_cold_for(n * PC_PAGE_SIZE)(ptr, n * PC_PAGE_SIZE);
 
     pthread_mutex_lock(&p->mu);
-    for (size_t i = at; i < at + n; i++)
+    busy_cleared(p, at, n);
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
+/* Pages [first, first + n) were BUSY and are zero now: record it and wake
+ * allocations waiting for them. Called with the lock held. */
+static void busy_cleared(struct pc_pool *p, size_t first, size_t n)
+{
+    for (size_t i = first; i < first + n; i++)
         p->state[i] = PG_CLEAN;
     p->busy -= n;
     p->clean += n;
     p->clears++;
     p->cleared += n * PC_PAGE_SIZE;
     pthread_cond_broadcast(&p->changed);
-    pthread_mutex_unlock(&p->mu);
-    return 0;
 }
 
 /* The background worker: take a run of DIRTY pages (up to WORKER_RUN_MAX),
@@ -366,13 +374,7 @@ static void *worker_main(void *arg)
         pci_clear_cold_for(n * PC_PAGE_SIZE)(p->base + i * PC_PAGE_SIZE, n * PC_PAGE_SIZE);
 
         pthread_mutex_lock(&p->mu);
-        for (size_t k = i; k < j; k++)
-            p->state[k] = PG_CLEAN;
-        p->busy -= n;
-        p->clean += n;
-        p->clears++;
-        p->cleared += n * PC_PAGE_SIZE;
-        pthread_cond_broadcast(&p->changed);
+        busy_cleared(p, i, n);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;

@@ -39,15 +39,7 @@ void pci_clear_bytes(void *dst, size_t len)
 
 void pci_clear_generic(void *dst, size_t len)
 {
-    unsigned char *p = dst;
-    size_t head = (size_t)(-(uintptr_t)p & (sizeof(pci_word) - 1));
-
-    if (head > len)
-        head = len;
-    pci_clear_bytes(p, head);
-    p += head;
-    len -= head;
-
+    char *p = pci_clear_head(dst, &len, sizeof(pci_word));
     pci_word *w = (pci_word *)(void *)p;
     for (size_t i = 0; i < len / sizeof(pci_word); i++)
         w[i] = 0;

@@ -17,7 +17,7 @@ void pci_clear_a64_dczva(void *dst, size_t len)
         pci_clear_a64_stp(p, len);
         return;
     }
-    pci_clear_a64_stp(p, head);
+    pci_clear_a64_stp(p, head); /* stp, not bytes: the head can be 2 KiB */
     p += head;
     len -= head;
     for (size_t n = len / block; n; n--, p += block)
@@ -28,16 +28,11 @@ void pci_clear_a64_dczva(void *dst, size_t len)
 /* Four stp xzr, xzr per 64 bytes; any remainder through pci_clear_bytes. */
 void pci_clear_a64_stp(void *dst, size_t len)
 {
-    char *p = dst;
-    size_t head = (size_t)(-(uintptr_t)p & 15);
-
-    if (len < head + 64) {
-        pci_clear_bytes(p, len);
+    if (len < 64 + 15) { /* not one whole 64-byte step after aligning */
+        pci_clear_bytes(dst, len);
         return;
     }
-    pci_clear_bytes(p, head);
-    p += head;
-    len -= head;
+    char *p = pci_clear_head(dst, &len, 16);
     for (size_t n = len / 64; n; n--, p += 64)
         __asm__ volatile("stp xzr, xzr, [%0]\n\t"
                          "stp xzr, xzr, [%0, #16]\n\t"

@@ -11,14 +11,7 @@
  * shape. The head up to 8-byte alignment and the tail go byte by byte. */
 void pci_clear_x86_unrolled(void *dst, size_t len)
 {
-    char *p = dst;
-    size_t head = (size_t)(-(uintptr_t)p & 7);
-
-    if (head > len)
-        head = len;
-    pci_clear_bytes(p, head);
-    p += head;
-    len -= head;
+    char *p = pci_clear_head(dst, &len, 8);
 
     size_t lines = len / 64;
     if (lines) {
@@ -56,14 +49,7 @@ void pci_clear_x86_unrolled(void *dst, size_t len)
 /* rep stosq over the 8-byte aligned body; head and tail byte by byte. */
 void pci_clear_x86_stosq(void *dst, size_t len)
 {
-    char *p = dst;
-    size_t head = (size_t)(-(uintptr_t)p & 7);
-
-    if (head > len)
-        head = len;
-    pci_clear_bytes(p, head);
-    p += head;
-    len -= head;
+    char *p = pci_clear_head(dst, &len, 8);
 
     size_t words = len / 8;
     __asm__ volatile("rep stosq"
@@ -88,14 +74,7 @@ void pci_clear_x86_stosb(void *dst, size_t len)
  * sfence. Head and tail outside whole lines go byte by byte. */
 void pci_clear_x86_clzero(void *dst, size_t len)
 {
-    char *p = dst;
-    size_t head = (size_t)(-(uintptr_t)p & 63);
-
-    if (head > len)
-        head = len;
-    pci_clear_bytes(p, head);
-    p += head;
-    len -= head;
+    char *p = pci_clear_head(dst, &len, 64);
 
     for (size_t lines = len / 64; lines; lines--, p += 64)
         __asm__ volatile(".byte 0x0f, 0x01, 0xfc" /* clzero (%rax) */
