@@ -240,7 +240,9 @@ PC_API void *pc_pool_alloc(struct pc_pool *pool, size_t len);
 PC_API int pc_pool_free(struct pc_pool *pool, void *ptr);
 
 /* Stop the worker and unmap everything; outstanding allocations become
- * invalid. NULL is a no-op. */
+ * invalid. NULL is a no-op. A pool is not carried across fork(): a child
+ * must not use its parent's pool (with PC_POOL_BACKGROUND its worker thread
+ * does not exist there); create a new one. */
 PC_API void pc_pool_destroy(struct pc_pool *pool);
 
 struct pc_pool_stats {
@@ -272,6 +274,7 @@ PC_API const char *pc_backing_name(enum pc_backing b);
  * nodes. Each thread clears a contiguous, page-aligned share with the
  * pc_clear selection for the whole extent. Returns 0 or as pc_clear. */
 PC_API int pc_clear_parallel(void *addr, size_t len, int nthreads);
+/* (The worker pool is rebuilt on demand in a child after fork().) */
 
 /* Flags for pc_populate. */
 #define PC_POPULATE_TOUCH 0x1 /* skip MADV_POPULATE_WRITE: touch each page

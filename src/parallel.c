@@ -91,9 +91,28 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* A forked child has none of the parent's threads: forget them, or its
+ * first parallel call would queue work for workers that do not exist and
+ * wait forever. The lock may have been held by a thread that is gone too. */
+static void after_fork_in_child(void)
+{
+    pthread_mutex_init(&wp.mu, NULL);
+    pthread_cond_init(&wp.work, NULL);
+    pthread_cond_init(&wp.done, NULL);
+    wp.queue = NULL;
+    wp.workers = 0;
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, after_fork_in_child);
+}
+
 /* Make sure n workers exist; returns how many do (creation can fail). */
 static int ensure_workers(int n)
 {
+    static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&atfork_once, register_atfork);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

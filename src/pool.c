@@ -19,7 +19,9 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "pci.h"
@@ -75,6 +77,19 @@ void pc_pool_opts_init(struct pc_pool_opts *o)
                                    .populate = 1};
 }
 
+/* THP can be had through madvise unless the kernel lacks it or it is set
+ * to "never" in /sys/kernel/mm/transparent_hugepage/enabled. */
+static int thp_usable(void)
+{
+    char buf[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (f == NULL)
+        return 0;
+    int ok = fgets(buf, sizeof(buf), f) != NULL && strstr(buf, "[never]") == NULL;
+    fclose(f);
+    return ok;
+}
+
 /* Map capacity bytes with backing b; 0 or -errno. */
 static int map_backing(struct pc_pool *p, size_t capacity, enum pc_backing b, int populate)
 {
@@ -102,7 +117,9 @@ static int map_backing(struct pc_pool *p, size_t capacity, enum pc_backing b, in
         if (a + over > al)
             munmap(al + len, (size_t)(a + over - al));
         a = al;
-        if (madvise(a, len, MADV_HUGEPAGE) != 0) { /* THP "never" or absent */
+        /* madvise succeeds even with THP set to "never", so ask sysfs: a
+         * pool must not report a backing it will not get. */
+        if (!thp_usable() || madvise(a, len, MADV_HUGEPAGE) != 0) {
             munmap(a, len);
             return -EINVAL;
         }

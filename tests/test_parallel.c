@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "harness.h"
 #include "pci.h"
@@ -198,9 +199,30 @@ static void test_numa(void)
     CHECK(pci_numa()->nodes >= 1);
 }
 
+/* After fork() the child has none of the parent's workers: its parallel
+ * calls must still run (a regression here hangs; ctest's timeout ends it). */
+static void test_fork(void)
+{
+    struct guarded g;
+    guarded_alloc(&g, 160 * MIB);
+    CHECK_EQ(pc_clear_parallel(g.lo, g.len, 2), 0); /* workers exist now */
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        pat_fill(g.lo, g.len);
+        int rc = pc_clear_parallel(g.lo, g.len, 2);
+        _exit(rc == 0 && pat_check(g.lo, g.len, 0, g.len) == SIZE_MAX ? 0 : 1);
+    }
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    guarded_free(&g);
+}
+
 int main(void)
 {
     test_clear_parallel();
+    test_fork();
     if (emulated())
         puts("skip MADV_POPULATE_WRITE path: qemu-user ignores madvise");
     else
