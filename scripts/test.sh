@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
 jobs="$(nproc)"
+# test_parallel forks after starting workers and starts new ones in the
+# child on purpose (the fork-safety case); ThreadSanitizer refuses that
+# unless told otherwise.
+export TSAN_OPTIONS="die_after_fork=0 ${TSAN_OPTIONS:-}"
 fuzz_flag=-DPC_FUZZ=ON
 if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   echo "test.sh: libFuzzer runtime not found; the fuzz target runs with its own driver only" >&2
