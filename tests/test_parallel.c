@@ -222,7 +222,10 @@ static void test_fork(void)
 int main(void)
 {
     test_clear_parallel();
-    test_fork();
+    if (emulated()) /* qemu-user 7.2 asserts in a forked child's new thread */
+        puts("skip fork case: qemu-user cannot start threads in a forked child");
+    else
+        test_fork();
     if (emulated())
         puts("skip MADV_POPULATE_WRITE path: qemu-user ignores madvise");
     else
