@@ -16,9 +16,13 @@ void cli_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-int cli_size(const char *opt, const char *s, size_t *out)
+int cli_size(const char *opt, const char *s, size_t min, size_t *out)
 {
     int rc = pc_parse_size(s, out);
+    if (rc == 0 && *out < min) {
+        cli_error("%s: the size must be at least %zu byte%s", opt, min, min == 1 ? "" : "s");
+        return -1;
+    }
     if (rc == -ERANGE) {
         cli_error("%s: size '%s' is too large", opt, s);
         return -1;

@@ -19,8 +19,9 @@
 /* ---- args.c ---- */
 /* Print "pageclear: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Parse a size for option opt; on failure print why and return -1. */
-int cli_size(const char *opt, const char *s, size_t *out);
+/* Parse a size of at least min bytes for option opt; on failure print why
+ * and return -1. */
+int cli_size(const char *opt, const char *s, size_t min, size_t *out);
 /* Parse a positive integer in [min, max]; on failure print why, return -1. */
 int cli_uint(const char *opt, const char *s, unsigned long min,
              unsigned long max, unsigned long *out);

@@ -83,16 +83,12 @@ static int parse(int argc, char **argv, struct mem_opts *o)
             return usage(), -1;
         switch (key) {
         case 's':
-            if (cli_size("-s", v, &o->size) != 0)
+            if (cli_size("-s", v, 1, &o->size) != 0)
                 return -1;
-            if (o->size == 0) {
-                cli_error("-s: the size must be at least 1 byte");
-                return -1;
-            }
             o->have_size = 1;
             break;
         case 'k':
-            if (cli_size("-k", v, &o->chunk) != 0)
+            if (cli_size("-k", v, 0, &o->chunk) != 0)
                 return -1;
             break;
         case 'l':

@@ -62,12 +62,8 @@ static int parse(int argc, char **argv, struct mmap_opts *o)
             return usage(), -1;
         switch (key) {
         case 's':
-            if (cli_size("-s", v, &o->size) != 0)
+            if (cli_size("-s", v, 1, &o->size) != 0)
                 return -1;
-            if (o->size == 0) {
-                cli_error("-s: the size must be at least 1 byte");
-                return -1;
-            }
             o->have_size = 1;
             break;
         case 'p':

@@ -336,11 +336,8 @@ int cli_pool_cmd(const char *cmd, int argc, char **argv)
             return CLI_EXIT_USAGE;
         if (key == 'c' && cli_uint("-c", v, 1, 1u << 20, &count) != 0)
             return CLI_EXIT_USAGE;
-        if (key == 's' && (cli_size("-s", v, &size) != 0 || size == 0)) {
-            if (size == 0)
-                cli_error("-s: the size must be at least 1 byte");
+        if (key == 's' && cli_size("-s", v, 1, &size) != 0)
             return CLI_EXIT_USAGE;
-        }
     }
     static struct cli_records rs;
     int rc;

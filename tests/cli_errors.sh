@@ -26,6 +26,7 @@ expect 2 "unknown option" mem clear --bogus
 expect 2 "not a whole number" mem clear -s 1M -l 0
 expect 2 "not a whole number" mem clear -s 1M -n x
 expect 2 "-s SIZE is required" mmap
+expect 2 "at least 1 byte" mmap -s 0
 expect 2 "not populate or demand" mmap -s 1M -f lazily
 expect 2 "not a whole number" mmap -s 1M -t 0
 expect 2 "not a whole number" mmap -s 1M -r -4
