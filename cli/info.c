@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <gnu/libc-version.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -156,7 +157,7 @@ int cli_info(void)
     if (h.zva_block)
         printf("dc zva block:   %zu bytes\n", h.zva_block);
     printf("thresholds:     vector below %s, ", cli_fmt_size(h.vector_max, buf, sizeof(buf)));
-    if (h.nt_threshold == (size_t)-1)
+    if (h.nt_threshold == SIZE_MAX)
         printf("non-temporal never");
     else
         printf("non-temporal from %s", cli_fmt_size(h.nt_threshold, buf, sizeof(buf)));
