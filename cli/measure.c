@@ -25,20 +25,18 @@ static double run_once(const struct cli_fn *f, char *buf, size_t size,
                        unsigned long loops)
 {
     size_t chunk = f->chunk == 0 || f->chunk > size ? size : f->chunk;
+    struct pc_batch b;
+    pc_batch_init(&b);
+    b.unit = chunk;
+    b.model = PC_PREEMPT_VOLUNTARY;
     uint64_t t0 = cli_now_ns();
-    if (f->kind == CLI_FN_PC_BATCHED) { /* one call; the library makes the units */
-        struct pc_batch b;
-        pc_batch_init(&b);
-        b.unit = chunk;
-        b.model = PC_PREEMPT_VOLUNTARY;
-        for (unsigned long l = 0; l < loops; l++)
+    for (unsigned long l = 0; l < loops; l++) {
+        if (f->kind == CLI_FN_PC_BATCHED) /* one call; the library makes the units */
             (void)pc_clear_batched(buf, size, &b, NULL);
-        uint64_t ns = cli_now_ns() - t0;
-        return (double)size * (double)loops / (double)(ns ? ns : 1);
+        else
+            for (size_t off = 0; off < size; off += chunk)
+                call(f, buf + off, size - off < chunk ? size - off : chunk);
     }
-    for (unsigned long l = 0; l < loops; l++)
-        for (size_t off = 0; off < size; off += chunk)
-            call(f, buf + off, size - off < chunk ? size - off : chunk);
     uint64_t ns = cli_now_ns() - t0;
     return (double)size * (double)loops / (double)(ns ? ns : 1);
 }
