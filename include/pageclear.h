@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define PC_VERSION_MAJOR 0
-#define PC_VERSION_MINOR 1
+#define PC_VERSION_MINOR 2
 #define PC_VERSION_PATCH 0
 
 /* The page unit of pc_clear_pages and of the hint neighbourhood. It is the
@@ -168,6 +168,14 @@ PC_API int pc_impl_find(const char *name);
  * it (nothing is executed), and bad input as pc_clear. */
 PC_API int pc_impl_clear(size_t i, void *addr, size_t len);
 
+/* Fill [addr, addr + len) with the byte value byte using primitive i, for
+ * measurement only: perf bench's memset workload stores a non-zero byte, and
+ * some CPUs have fast paths for zero alone, so `pageclear mem memset`
+ * compares both. The clearing API stays about zeroing. Returns as
+ * pc_impl_clear, plus -EINVAL if byte is outside 0..255 and -ENOTSUP for a
+ * primitive that can only store zeros (clzero, dc zva) with byte != 0. */
+PC_API int pc_impl_fill(size_t i, void *addr, size_t len, int byte);
+
 /* Name of the primitive pc_clear uses for an extent of len bytes: the one
  * forced by PAGECLEAR_IMPL if that was honoured, else the selection's. */
 PC_API const char *pc_selected(size_t len);
@@ -306,11 +314,70 @@ struct pc_host {
     size_t unit;           /* pc_default_unit() */
     const char *forced;    /* name forced by PAGECLEAR_IMPL, or NULL */
     int numa_nodes;        /* NUMA nodes with CPUs (1 if unknown) */
+    size_t cold_nt_threshold;     /* pc_clear_cold: from this length,
+                                     non-temporal (SIZE_MAX: never) */
+    size_t parallel_nt_threshold; /* pc_clear_parallel on more than one
+                                     thread: from this extent length,
+                                     non-temporal (SIZE_MAX: never) */
+    unsigned family, model, stepping; /* x86-64: cpuid display family,
+                                         model, stepping; else 0 */
+    char profile[256];        /* the profile file in force, "" if none */
+    char profile_status[256]; /* one line: "in force", "none found", or
+                                 why the profile was refused */
 };
 
 /* Fill *h with what the library detected and the thresholds in force.
  * Returns -EINVAL for NULL. */
 PC_API int pc_host_get(struct pc_host *h);
+
+/* ------------------------------------------------------------------------ */
+/* Profiles: thresholds measured on this host (`pageclear tune`)              */
+
+/* The thresholds a profile sets. SIZE_MAX means "never" (for the
+ * non-temporal thresholds). */
+struct pc_tuning {
+    size_t vector_max;            /* pc_clear: below, vector stores */
+    size_t nt_threshold;          /* pc_clear: from here, non-temporal */
+    size_t cold_nt_threshold;     /* pc_clear_cold: from here, non-temporal */
+    size_t parallel_nt_threshold; /* pc_clear_parallel, >1 thread: from here,
+                                     non-temporal */
+};
+
+/* Fill *t with the library's built-in defaults for this host (what applies
+ * with no profile and no PAGECLEAR_* variable). Returns -EINVAL for NULL. */
+PC_API int pc_tuning_defaults(struct pc_tuning *t);
+
+/* Write a profile for this host carrying *t into buf (at most size bytes,
+ * always NUL-terminated when size > 0): the identity lines (library version,
+ * CPU vendor, family/model/stepping, the features the selection uses, LLC
+ * size, hypervisor), then one `key = value` line per threshold. comment, if
+ * not NULL, is written first, each of its lines prefixed with "# ".
+ * Returns the length of the whole profile (as snprintf: a result >= size
+ * means it was cut), or -EINVAL for a NULL t or buf with size > 0, or
+ * -ERANGE for a value pc_profile_parse would refuse. */
+PC_API int pc_profile_format(const struct pc_tuning *t, const char *comment,
+                             char *buf, size_t size);
+
+/* Parse the profile text[0, len) (it need not be NUL-terminated). Lines
+ * are `key = value` or comments (`#` to the end of the line); blank lines
+ * are allowed. The identity keys must match this host and a library of the
+ * same MAJOR.MINOR version; threshold keys not given keep the built-in
+ * defaults. On success fills *t and returns 0. On any error *t is left
+ * untouched, a one-line reason goes to why (if not NULL and whylen > 0),
+ * and the result is -EINVAL (malformed: unknown key, duplicate key, bad
+ * syntax, missing identity), -ERANGE (a value out of range), -ENODEV (made
+ * on another CPU) or -EPROTO (an incompatible library version).
+ *
+ * The library reads its profile once, on first use: PAGECLEAR_PROFILE if
+ * set (a missing file is then an error), else
+ * $XDG_CONFIG_HOME/pageclear/profile (~/.config/pageclear/profile), else
+ * /etc/pageclear/profile. A profile that cannot be read or is refused is
+ * ignored as a whole, with one warning line on stderr (PAGECLEAR_QUIET=1
+ * silences it); pc_host_get says which profile is in force or why none is.
+ * Precedence: a PAGECLEAR_* variable for a single threshold, then the
+ * profile, then the built-in defaults. */
+PC_API int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t,
+                            char *why, size_t whylen);
 
 /* Parse a size with an optional suffix: B, K/KB/KiB, M/MB/MiB, G/GB/GiB,
  * T/TB/TiB (all powers of 1024, as perf bench). Case-insensitive. Returns 0
