@@ -60,7 +60,7 @@ PY
 
 step "mem memset --csv"
 "$bin" mem memset -s 64KB -f glibc -n 3 --csv > "$tmp/mem.csv" || bad "csv exit $?"
-head -1 "$tmp/mem.csv" | grep -q "^workload,function,size,chunk,page,loops,threads,unit,mean,median,min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses,cache,stores$" || bad "csv header"
+head -1 "$tmp/mem.csv" | grep -q "^workload,function,size,chunk,page,loops,threads,unit,mean,median,min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses,cache,stores,verdict$" || bad "csv header"
 [ "$(wc -l < "$tmp/mem.csv")" -eq 2 ] || bad "csv rows"
 grep -q "^memset,glibc,65536,0,4KB," "$tmp/mem.csv" || bad "csv row content"
 
