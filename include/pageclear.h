@@ -375,7 +375,8 @@ PC_API int pc_profile_format(const struct pc_tuning *t, const char *comment,
  * on another CPU) or -EPROTO (an incompatible library version).
  *
  * The library reads its profile once, on first use: PAGECLEAR_PROFILE if
- * set (a missing file is then an error), else
+ * set (a missing file is then an error; set and empty: no profile, the
+ * built-in thresholds), else
  * $XDG_CONFIG_HOME/pageclear/profile (~/.config/pageclear/profile), else
  * /etc/pageclear/profile. A profile that cannot be read or is refused is
  * ignored as a whole, with one warning line on stderr (PAGECLEAR_QUIET=1
