@@ -173,6 +173,8 @@ struct cli_fn {
     char name[48];
     int kind;     /* CLI_FN_PC_*, CLI_FN_GLIBC, or a primitive index */
     size_t chunk; /* one call per chunk bytes; 0: one call per pass */
+    int byte;     /* 1..255: store this byte whatever the target says (the
+                     suite's zero-against-fill table); 0: the target's */
 };
 struct cli_counts {
     int available;
@@ -305,5 +307,11 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
                    struct cli_records *rs);
 int cli_parallel_bench(size_t size, unsigned long runs, enum cli_format fmt, int table_no,
                        struct cli_records *rs);
+/* bench_states.c: the suite's cache-state table (sizes 4 KiB .. max) and
+ * its zero-against-fill table (1 MiB and size); 0, or -1 after a message. */
+int cli_states_table(size_t max, unsigned long runs, enum cli_format fmt, int table_no,
+                     struct cli_records *rs);
+int cli_fill_table(size_t size, unsigned long runs, enum cli_format fmt, int table_no,
+                   struct cli_records *rs);
 
 #endif
