@@ -36,8 +36,9 @@ for c in "${configs[@]}"; do
     failed+=("$name")
   fi
 done
-# The installed library works through pkg-config from a fresh PREFIX.
-echo "=== install + pkg-config"
+# The installed library works through pkg-config and CMake from a fresh
+# PREFIX (moved elsewhere), and the examples build and run against it.
+echo "=== install: pkg-config, CMake package, examples"
 prefix="$(pwd)/build-test/prefix"
 rm -rf "$prefix"
 cmake --install build-test/gcc-release --prefix "$prefix" >/dev/null
