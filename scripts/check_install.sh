@@ -108,6 +108,15 @@ for req in "${reqs[@]}"; do
   [ "$got" = "${req##*:}" ] || { echo "check_install: find_package(pageclear ${req%%:*}) against $version: $got, expected ${req##*:}" >&2; exit 1; }
 done
 
+step "man pages installed, aliases resolving"
+for name in pageclear.1 libpageclear.7 pc_clear.3 pc_clear_cold.3 pc_pool_alloc.3; do
+  f="$prefix/share/man/man${name##*.}/$name"
+  [ -f "$f" ] || { echo "check_install: $f missing or dangling" >&2; exit 1; }
+done
+for f in "$prefix"/share/man/man3/*.3; do
+  [ -f "$f" ] || { echo "check_install: $f dangling" >&2; exit 1; }
+done
+
 if [ -f "$src/examples/CMakeLists.txt" ]; then
   step "examples/, built with find_package and run"
   cmake -S "$src/examples" -B "$tmp/examples" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
