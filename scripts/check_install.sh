@@ -109,11 +109,12 @@ for req in "${reqs[@]}"; do
 done
 
 step "man pages installed, aliases resolving"
+# (compressed, as a Debian package installs them, or not)
 for name in pageclear.1 libpageclear.7 pc_clear.3 pc_clear_cold.3 pc_pool_alloc.3; do
   f="$prefix/share/man/man${name##*.}/$name"
-  [ -f "$f" ] || { echo "check_install: $f missing or dangling" >&2; exit 1; }
+  [ -f "$f" ] || [ -f "$f.gz" ] || { echo "check_install: $f missing or dangling" >&2; exit 1; }
 done
-for f in "$prefix"/share/man/man3/*.3; do
+for f in "$prefix"/share/man/man3/*.3*; do
   [ -f "$f" ] || { echo "check_install: $f dangling" >&2; exit 1; }
 done
 
