@@ -81,6 +81,9 @@ struct cli_record {
     const char *unit; /* "GB/s" */
     struct cli_stats st;
     const struct cli_counts *counts; /* NULL: not asked for */
+    const char *cache;  /* mem, check, tune: warm/cold/use; else NULL */
+    const char *stores; /* mem, check, tune: "zero", "loop-index" or a byte
+                           ("0x5a"); else NULL */
 };
 /* Parse --format=X / --json / --csv. Returns 1 if arg was a format option. */
 int cli_parse_format(const char *arg, enum cli_format *fmt);
@@ -89,14 +92,15 @@ void cli_record_print(FILE *f, enum cli_format fmt, const struct cli_record *r);
 void cli_record_footer(FILE *f, enum cli_format fmt);
 /* Records gathered across a run and printed once at the end, so --json
  * gives one array however many tables produced them. */
-#define CLI_MAX_RECORDS 512
+#define CLI_MAX_RECORDS 2048 /* `check` makes ~400, the suite ~200 */
 struct cli_records {
     struct cli_record r[CLI_MAX_RECORDS];
     char function[CLI_MAX_RECORDS][48]; /* owned copies of the names */
+    char stores[CLI_MAX_RECORDS][12];   /* and of what was stored */
     size_t n;
 };
-/* Add a copy of *r (its function name copied, counts dropped); no-op if rs
- * is NULL or full. */
+/* Add a copy of *r (its function name and stores copied, counts dropped);
+ * no-op if rs is NULL or full. */
 void cli_records_add(struct cli_records *rs, const struct cli_record *r);
 /* Header, every record, footer. */
 void cli_records_print(FILE *f, enum cli_format fmt, const struct cli_records *rs);
@@ -115,10 +119,49 @@ void cli_counters_close(struct cli_counter_set *cs);
 /* "available ..." or "not supported here (...)". */
 const char *cli_counters_status(char *buf, size_t n);
 
+/* ---- target.c ---- */
+/* The cache state a measurement runs in (target.c says what each means). */
+enum cli_cache { CLI_CACHE_WARM, CLI_CACHE_COLD, CLI_CACHE_USE };
+#define CLI_NCACHE 3
+int cli_parse_cache(const char *s, enum cli_cache *out); /* -1 if invalid */
+const char *cli_cache_name(enum cli_cache c);           /* "warm", ... */
+const char *cli_cache_what(enum cli_cache c);           /* one line */
+/* What each call stores: zeros (the clears), perf's memset byte (the loop
+ * index), or a fixed byte 0..255 (memset -v). */
+#define CLI_FILL_NONE (-1)
+#define CLI_FILL_LOOP (-2)
+/* What the timed calls clear: extents of size bytes, the same one (warm)
+ * or the next one of a rotation over region bytes (cold, use). */
+struct cli_target {
+    char *base;
+    size_t region, size, next;
+    enum cli_cache cache;
+    int fill;             /* CLI_FILL_* or a byte */
+    struct cli_buf buf;   /* the region, when cli_target_map mapped it */
+    struct cli_buf evict; /* read before each cold run to empty the cache */
+};
+/* Bytes a cold rotation for size-byte extents spans: four LLCs, at least
+ * 256 MiB, a whole number of extents; size itself when larger. */
+size_t cli_cold_span(size_t size);
+/* Map and populate a target (CLI_MAP_POPULATE, page size page); 0 or
+ * -errno with the reason in err. */
+int cli_target_map(struct cli_target *t, size_t size, enum cli_cache c,
+                   enum cli_page page, int fill, char *err, size_t errlen);
+/* A warm target over a buffer the caller owns (zeros stored). */
+void cli_target_warm(struct cli_target *t, char *buf, size_t size);
+void cli_target_unmap(struct cli_target *t);
+/* The extent the next call clears. */
+char *cli_target_next(struct cli_target *t);
+/* The caller's use of a cleared extent: read and write every line. */
+void cli_target_use(char *p, size_t size);
+/* Empty the cache of what the last run left (cold and use; no-op warm). */
+void cli_target_evict(struct cli_target *t);
+
 /* ---- measure.c ---- */
 #define CLI_FN_PC_CLEAR (-1)
 #define CLI_FN_GLIBC (-2)
 #define CLI_FN_PC_BATCHED (-3) /* pc_clear_batched, chunk = its unit */
+#define CLI_FN_PC_COLD (-4)    /* pc_clear_cold */
 #define CLI_MAX_FNS 32
 struct cli_fn {
     char name[48];
@@ -129,14 +172,24 @@ struct cli_counts {
     int available;
     double l1d_loads, l1d_misses; /* per run */
 };
-/* pc_clear, pc_clear_batched, glibc, then each primitive this host runs. */
-size_t cli_fn_list(struct cli_fn *fns, size_t max);
+/* Which functions a list holds: the library's clears (pc_clear,
+ * pc_clear_batched, pc_clear_cold), the C library's memset, the
+ * primitives this host runs. CLI_FNS_FILL keeps only what can store any
+ * byte (glibc and the fill-capable primitives: perf's memset workload). */
+#define CLI_FNS_LIBRARY 1
+#define CLI_FNS_GLIBC 2
+#define CLI_FNS_PRIMITIVES 4
+#define CLI_FNS_FILL 8
+#define CLI_FNS_ALL (CLI_FNS_LIBRARY | CLI_FNS_GLIBC | CLI_FNS_PRIMITIVES)
+size_t cli_fn_list(struct cli_fn *fns, size_t max, int which);
 /* 0, -ENOTSUP (a primitive this host cannot run) or -ENOENT. */
 int cli_fn_find(const char *name, struct cli_fn *out);
-/* Time fns[0..n) over buf: one untimed pass each, then `runs` runs of
- * `loops` passes, interleaved; counts (if not NULL) gets L1D counts when
+/* 1 if f can store a non-zero byte (perf's memset workload). */
+int cli_fn_fills(const struct cli_fn *f);
+/* Time fns[0..n) on target t: one untimed pass each, then `runs` runs of
+ * `loops` calls, interleaved; counts (if not NULL) gets L1D counts when
  * counters is set and they can be had. */
-void cli_measure(const struct cli_fn *fns, size_t n, char *buf, size_t size,
+void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
                  unsigned long loops, unsigned long runs, int counters,
                  struct cli_stats *out, struct cli_counts *counts);
 
