@@ -43,6 +43,8 @@ prefix="$(pwd)/build-test/prefix"
 rm -rf "$prefix"
 cmake --install build-test/gcc-release --prefix "$prefix" >/dev/null
 if ! scripts/check_install.sh "$prefix"; then failed+=("install"); fi
+# The Debian packages build (nocheck), pass lintian and work unpacked.
+echo "=== Debian packages"; if ! scripts/test_deb.sh; then failed+=("deb"); fi
 if [ ${#failed[@]} -ne 0 ]; then
   echo "test.sh: FAILED in: ${failed[*]}"
   exit 1
