@@ -128,5 +128,7 @@ int main(int argc, char **argv)
            "hint last; %zu never touched, never cleared\n", TOUCHES, distinct, nfolios,
            nfolios - distinct);
     munmap(region, region_len);
+    free(touched);
+    free(served);
     return 0;
 }
