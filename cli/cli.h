@@ -12,6 +12,9 @@
 
 #include "pageclear.h"
 
+/* The command line as main() got it (tune re-runs itself with it). */
+extern char **cli_argv;
+
 /* Exit statuses: 2 for usage errors, 1 for run-time failures. */
 #define CLI_EXIT_USAGE 2
 #define CLI_EXIT_RUNTIME 1
@@ -84,6 +87,8 @@ struct cli_record {
     const char *cache;  /* mem, check, tune: warm/cold/use; else NULL */
     const char *stores; /* mem, check, tune: "zero", "loop-index" or a byte
                            ("0x5a"); else NULL */
+    const char *verdict; /* check: "ok ..." or "short ..." for a library
+                            function in its contract's state; else NULL */
 };
 /* Parse --format=X / --json / --csv. Returns 1 if arg was a format option. */
 int cli_parse_format(const char *arg, enum cli_format *fmt);
@@ -97,6 +102,7 @@ struct cli_records {
     struct cli_record r[CLI_MAX_RECORDS];
     char function[CLI_MAX_RECORDS][48]; /* owned copies of the names */
     char stores[CLI_MAX_RECORDS][12];   /* and of what was stored */
+    char verdict[CLI_MAX_RECORDS][160]; /* and of check's verdicts */
     size_t n;
 };
 /* Add a copy of *r (its function name and stores copied, counts dropped);
@@ -193,6 +199,76 @@ void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
                  unsigned long loops, unsigned long runs, int counters,
                  struct cli_stats *out, struct cli_counts *counts);
 
+/* ---- grid.c ---- */
+#define CLI_GRID_MAX_SIZES 24
+/* Functions x sizes x cache states. Fill in the inputs, run, read with
+ * cli_grid_at, free. */
+struct cli_grid {
+    const struct cli_fn *fns;
+    size_t nfn;
+    const size_t *sizes;
+    size_t nsize;
+    unsigned states;      /* bits 1 << enum cli_cache */
+    unsigned long runs;
+    size_t bytes_per_run; /* each run clears at least this much */
+    unsigned long loops[CLI_GRID_MAX_SIZES]; /* out: calls per run, per size */
+    struct cli_stats *st; /* out */
+};
+/* 0, or -1 after a message (label names the command in it). */
+int cli_grid_run(struct cli_grid *g, const char *label);
+struct cli_stats *cli_grid_at(const struct cli_grid *g, size_t size_index,
+                              enum cli_cache c, size_t fn_index);
+void cli_grid_free(struct cli_grid *g);
+
+/* ---- decide.c ---- */
+/* Two primitives measured over sizes and cache states: a runs below a
+ * threshold, b from it. tol[c] is state c's tolerance (0: not weighed). */
+struct cli_xover {
+    size_t n;
+    const size_t *sizes;   /* ascending */
+    size_t first;          /* candidates: sizes[first..n-1], and never */
+    double a[CLI_GRID_MAX_SIZES][CLI_NCACHE], b[CLI_GRID_MAX_SIZES][CLI_NCACHE];
+    double a_sd[CLI_GRID_MAX_SIZES][CLI_NCACHE], b_sd[CLI_GRID_MAX_SIZES][CLI_NCACHE];
+    double tol[CLI_NCACHE];
+};
+struct cli_decision {
+    size_t threshold;   /* a measured size, or SIZE_MAX for never */
+    double worst_loss;  /* fraction behind the better primitive, at: */
+    size_t worst_index; /* that size index */
+    int worst_state;    /* and that state (-1: nothing weighed) */
+    int ambiguous;      /* candidates within the noise of each other */
+    double noise_pct;   /* the median spread of the runs, % */
+};
+/* Choose the threshold (decide.c says how). */
+void cli_decide(const struct cli_xover *x, struct cli_decision *d);
+/* Worst loss (fraction) of any threshold t, with where it happens. */
+double cli_xover_loss(const struct cli_xover *x, size_t t, size_t *worst_index,
+                      int *worst_state);
+
+/* ---- tune_report.c ---- */
+/* "never" for SIZE_MAX, else the size. */
+const char *cli_thr_str(size_t v, char *buf, size_t n);
+/* Print the table behind a threshold (a below it, b from it), the choice
+ * against the built-in default dflt; add the measurements to rs. */
+void cli_tune_report(struct cli_records *rs, enum cli_format fmt, unsigned long runs,
+                     const char *key, const char *an, const char *bn,
+                     const struct cli_xover *x, const struct cli_decision *d, size_t dflt,
+                     unsigned long threads);
+/* The user's profile: $XDG_CONFIG_HOME/pageclear/profile, else
+ * $HOME/.config/pageclear/profile; -1 if neither can be formed. */
+int cli_profile_path(char *buf, size_t n);
+/* Write text to path (parent directories made) through a temporary file
+ * and a rename; 0, or -1 after a message. */
+int cli_write_file(const char *path, const char *text);
+
+/* ---- libc.c ---- */
+/* The C library's version ("glibc 2.36", or what is known). */
+const char *cli_libc_version(void);
+/* glibc's memset-related tunables as the running dynamic loader reports
+ * them (ld.so --list-tunables), one "name: value ..." line each, into
+ * buf; returns the number of lines, 0 if they cannot be had. */
+size_t cli_libc_tunables(char *buf, size_t n);
+
 /* ---- fault.c ---- */
 /* Write one byte per stride bytes of [p, p + len), at offset `seed`-driven
  * random positions within each stride when seed != 0, split over nthreads
@@ -214,6 +290,8 @@ int cli_mem(int argc, char **argv);
 int cli_mmap(int argc, char **argv);
 int cli_info(void);
 int cli_bench(int argc, char **argv);
+int cli_check(int argc, char **argv);
+int cli_tune(int argc, char **argv);
 /* pool.c: `pageclear pool` / `pageclear parallel`, and their tables for
  * the default suite (numbered table_no). */
 int cli_pool_cmd(const char *cmd, int argc, char **argv);

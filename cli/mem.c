@@ -200,7 +200,7 @@ static struct cli_record mem_record(const struct mem_opts *o, const char *worklo
 {
     return (struct cli_record){workload, f->name, cli_page_name(o->page), size, f->chunk,
                                loops, 1, "GB/s", *st, o->counters ? ct : NULL,
-                               cli_cache_name(o->cache), o->stores};
+                               cli_cache_name(o->cache), o->stores, NULL};
 }
 
 static void counters_note(const struct mem_opts *o)

@@ -60,7 +60,7 @@ PY
 
 step "mem memset --csv"
 "$bin" mem memset -s 64KB -f glibc -n 3 --csv > "$tmp/mem.csv" || bad "csv exit $?"
-head -1 "$tmp/mem.csv" | grep -q "^workload,function,size,chunk,page,loops,threads,unit,mean,median,min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses,cache,stores$" || bad "csv header"
+head -1 "$tmp/mem.csv" | grep -q "^workload,function,size,chunk,page,loops,threads,unit,mean,median,min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses,cache,stores,verdict$" || bad "csv header"
 [ "$(wc -l < "$tmp/mem.csv")" -eq 2 ] || bad "csv rows"
 grep -q "^memset,glibc,65536,0,4KB," "$tmp/mem.csv" || bad "csv row content"
 
@@ -91,7 +91,7 @@ grep -q "^parallel,pc_clear_parallel,.*,1,GB/s" "$tmp/par.csv" || bad "parallel 
 
 step "info and list"
 "$bin" info > "$tmp/info.txt" || bad "info exit $?"
-for k in "cpu:" "features used:" "caches:" "pc_clear uses:" "glibc:" "hugetlb pages:" "thp:" "preemption:" "hw counters:"; do
+for k in "cpu:" "features used:" "caches:" "pc_clear uses:" "pc_clear_cold uses:" "cold clear:" "parallel clear:" "profile:" "glibc:" "hugetlb pages:" "thp:" "preemption:" "hw counters:"; do
     grep -q "^$k" "$tmp/info.txt" || bad "info lacks '$k'"
 done
 for name in generic x86-64-unrolled x86-64-stosq x86-64-stosb x86-64-avx2 x86-64-avx512 \
