@@ -156,15 +156,18 @@ def clear_batched(
 
     >>> b = bytearray(b"x" * 10_000)
     >>> seen = []
-    >>> def stop_after_two(done, total):
+    >>> def stop_at_third(done, total):
     ...     seen.append(done)
-    ...     return len(seen) > 2
-    >>> clear_batched(b, unit=4096, callback=stop_after_two)
-    8192
+    ...     return len(seen) == 3
+    >>> clear_batched(b, unit=1000, callback=stop_at_third)
+    2000
     >>> seen
-    [0, 4096, 8192]
-    >>> b[:8192].count(0), b[8192:].count(0)
-    (8192, 0)
+    [0, 1000, 2000]
+    >>> b[:2000].count(0), b[2000:].count(0)
+    (2000, 0)
+
+    (Units that are whole pages keep to the page grid: if ``buf`` does not
+    start on a page boundary, the first unit ends at the next one.)
     """
     return _pageclear.clear_batched(buf, unit=unit, callback=callback)
 

@@ -34,6 +34,12 @@ static void plan_runs(const Py_buffer *v, struct runs *r)
 {
     r->base = v->buf;
     r->ndim = 0;
+    if (v->shape == NULL || v->strides == NULL) {
+        /* The protocol reads missing strides (or shape) as one C-ordered
+         * block; some exporters (ctypes) leave them out even when asked. */
+        r->run = (size_t)v->len;
+        return;
+    }
     for (int d = 0; d < v->ndim; d++) {
         Py_ssize_t n = v->shape[d], s = v->strides[d];
         /* A dimension of one element, or one that repeats the same
