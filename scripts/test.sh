@@ -45,6 +45,8 @@ cmake --install build-test/gcc-release --prefix "$prefix" >/dev/null
 if ! scripts/check_install.sh "$prefix"; then failed+=("install"); fi
 # The Debian packages build (nocheck), pass lintian and work unpacked.
 echo "=== Debian packages"; if ! scripts/test_deb.sh; then failed+=("deb"); fi
+# The Python package: pip install . in a fresh venv, then pytest.
+echo "=== Python"; if ! scripts/test_python.sh; then failed+=("python"); fi
 if [ ${#failed[@]} -ne 0 ]; then
   echo "test.sh: FAILED in: ${failed[*]}"
   exit 1
