@@ -141,7 +141,7 @@ impl Project {
     pub fn c_standard(&self) -> String {
         let ext = self
             .var("CMAKE_C_EXTENSIONS")
-            .map_or(true, |e| constant(e) == Some(true));
+            .is_none_or(|e| constant(e) == Some(true));
         match self.var("CMAKE_C_STANDARD") {
             Some(v) => format!("{}{v}", if ext { "gnu" } else { "c" }),
             None => "gnu11".into(), // the compilers' own default family
@@ -276,9 +276,9 @@ impl Project {
                 self.vars.remove(*name);
             }
             ("option", [name, _doc, default, ..]) => {
-                if !self.vars.contains_key(*name) {
-                    self.vars.insert(name.to_string(), default.to_string());
-                }
+                self.vars
+                    .entry(name.to_string())
+                    .or_insert_with(|| default.to_string());
             }
             ("option", [name, ..]) => {
                 self.vars
@@ -351,10 +351,10 @@ impl Project {
             // project() sets the version variables the configure step uses.
             ("project", [name, rest @ ..]) => {
                 self.vars.insert("PROJECT_NAME".into(), name.to_string());
-                if let Some(p) = rest.iter().position(|x| *x == "VERSION") {
-                    if let Some(v) = rest.get(p + 1) {
-                        self.vars.insert("PROJECT_VERSION".into(), v.to_string());
-                    }
+                if let Some(p) = rest.iter().position(|x| *x == "VERSION")
+                    && let Some(v) = rest.get(p + 1)
+                {
+                    self.vars.insert("PROJECT_VERSION".into(), v.to_string());
                 }
             }
             // Everything else (install, configure_file, add_subdirectory for
@@ -488,10 +488,10 @@ impl Project {
 
     /// A binary operand: an unquoted name of a set variable means its value.
     fn operand(&self, a: &Arg) -> String {
-        if !a.quoted {
-            if let Some(v) = self.vars.get(&a.text) {
-                return v.clone();
-            }
+        if !a.quoted
+            && let Some(v) = self.vars.get(&a.text)
+        {
+            return v.clone();
         }
         a.text.clone()
     }

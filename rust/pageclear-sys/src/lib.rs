@@ -226,7 +226,7 @@ pub struct pc_tuning {
     pub parallel_nt_threshold: usize,
 }
 
-extern "C" {
+unsafe extern "C" {
     /// Library version as "MAJOR.MINOR.PATCH".
     pub fn pc_version() -> *const c_char;
 

@@ -209,15 +209,12 @@ fn same_files_and_flags_as_cmakes_compile_commands() {
                 cmd = Some(c.trim_end_matches(['"', ',']).replace("\\\"", "\""));
             } else if let Some(f) = line.strip_prefix("\"file\": \"") {
                 let f = f.trim_end_matches(['"', ',']);
-                if let Some(rel) = Path::new(f)
+                let rel = Path::new(f)
                     .strip_prefix(&repo)
                     .ok()
-                    .and_then(|r| r.to_str())
-                {
-                    if rel.starts_with("src/") {
-                        cmake_units
-                            .insert(rel.to_string(), describing_flags(cmd.as_ref().unwrap()));
-                    }
+                    .and_then(|r| r.to_str());
+                if let Some(rel) = rel.filter(|r| r.starts_with("src/")) {
+                    cmake_units.insert(rel.to_string(), describing_flags(cmd.as_ref().unwrap()));
                 }
             }
         }

@@ -2,8 +2,10 @@
 //! compiler sees it (see build/header.rs for how the checks are generated).
 
 use std::collections::BTreeMap;
-use std::ffi::{c_char, CStr};
+use std::ffi::{CStr, c_char};
 
+// Generated code casts every value to usize, some already are.
+#[allow(clippy::unnecessary_cast)]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/header_check.rs"));
 }
@@ -18,7 +20,7 @@ struct Entry {
     value: usize,
 }
 
-extern "C" {
+unsafe extern "C" {
     // Compiled by the build script from the header in use.
     static pageclear_sys_layout: [Entry; 0];
 }
