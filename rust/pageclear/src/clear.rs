@@ -198,11 +198,6 @@ pub fn clear_parallel(buf: &mut [u8], threads: usize) {
 /// # Ok::<(), pageclear::Error>(())
 /// ```
 pub fn populate(buf: &mut [u8], threads: usize) -> Result<(), Error> {
-    if buf.is_empty() {
-        // No pages to populate; a dangling empty-slice pointer must not be
-        // rounded to a page the program does not own.
-        return Ok(());
-    }
     // SAFETY: the slice is valid and exclusively borrowed. The library
     // changes no byte's value (it may touch the bytes of the slice's first
     // and last pages outside the slice, with an atomic read-modify-write
