@@ -87,7 +87,9 @@ static int units_table(const struct suite *s, size_t size, int few)
     pc_clear(b.addr, size);
     cli_progress("1. clearing %s by unit size", cli_fmt_size(size, a, sizeof(a)));
     unsigned long runs = few ? (s->runs > 3 ? 3 : s->runs) : s->runs;
-    cli_measure(fns, nfn, b.addr, size, 1, runs, 0, st, NULL);
+    struct cli_target t;
+    cli_target_warm(&t, b.addr, size);
+    cli_measure(fns, nfn, &t, 1, runs, 0, st, NULL);
     cli_buf_unmap(&b);
     cli_progress("%s", "");
 
@@ -103,7 +105,7 @@ static int units_table(const struct suite *s, size_t size, int few)
             printf("%-18s %9.2f ±%4.1f%%", fns[i].name, st[i].median, st[i].stdev_pct);
         for (size_t u = 0; u < 4; u++) {
             struct cli_record r = {"units", fns[i].name, "4KB", size,
-                                   fns[i + u].chunk, 1, 1, "GB/s", st[i + u], NULL};
+                                   fns[i + u].chunk, 1, 1, "GB/s", st[i + u], NULL, "warm", "zero", NULL};
             save(&r);
             if (u > 0 && tables(s))
                 printf("  %9.2f ±%4.1f%% (%+5.0f%%)", st[i + u].median, st[i + u].stdev_pct,
@@ -149,7 +151,7 @@ static void fault_table(const struct suite *s)
         for (int k = 0; k < 2; k++) {
             struct cli_record r = {"fault", k == 0 ? "populate" : "demand",
                                    cli_page_name(pages[p]), s->size, 0, loops, 1, "GB/s",
-                                   st[k], NULL};
+                                   st[k], NULL, NULL, NULL, NULL};
             save(&r);
         }
         if (tables(s))
@@ -216,7 +218,7 @@ static int hint_table(const struct suite *s)
             cli_stats(v[k], reps, &st[k]);
             free(v[k]);
             struct cli_record r = {"hint", k ? "pc_clear_hint" : "pc_clear", "4KB", size,
-                                   0, reps, 1, "ns", st[k], NULL};
+                                   0, reps, 1, "ns", st[k], NULL, NULL, NULL, NULL};
             save(&r);
         }
         if (tables(s))
@@ -294,9 +296,9 @@ static int latency_table(const struct suite *s)
         cli_stats(lat, nlat, &ls);
         cli_stats(bw, s->runs, &bs);
         struct cli_record r1 = {"latency", "pc_clear_batched", "4KB", size, unit,
-                                s->runs, 1, "ms", ls, NULL};
+                                s->runs, 1, "ms", ls, NULL, NULL, NULL, NULL};
         struct cli_record r2 = {"latency", "pc_clear_batched", "4KB", size, unit,
-                                s->runs, 1, "GB/s", bs, NULL};
+                                s->runs, 1, "GB/s", bs, NULL, NULL, NULL, NULL};
         save(&r1);
         save(&r2);
         if (tables(s))

@@ -12,6 +12,9 @@
 
 #include "pageclear.h"
 
+/* The command line as main() got it (tune re-runs itself with it). */
+extern char **cli_argv;
+
 /* Exit statuses: 2 for usage errors, 1 for run-time failures. */
 #define CLI_EXIT_USAGE 2
 #define CLI_EXIT_RUNTIME 1
@@ -81,6 +84,11 @@ struct cli_record {
     const char *unit; /* "GB/s" */
     struct cli_stats st;
     const struct cli_counts *counts; /* NULL: not asked for */
+    const char *cache;  /* mem, check, tune: warm/cold/use; else NULL */
+    const char *stores; /* mem, check, tune: "zero", "loop-index" or a byte
+                           ("0x5a"); else NULL */
+    const char *verdict; /* check: "ok ..." or "short ..." for a library
+                            function in its contract's state; else NULL */
 };
 /* Parse --format=X / --json / --csv. Returns 1 if arg was a format option. */
 int cli_parse_format(const char *arg, enum cli_format *fmt);
@@ -89,14 +97,16 @@ void cli_record_print(FILE *f, enum cli_format fmt, const struct cli_record *r);
 void cli_record_footer(FILE *f, enum cli_format fmt);
 /* Records gathered across a run and printed once at the end, so --json
  * gives one array however many tables produced them. */
-#define CLI_MAX_RECORDS 512
+#define CLI_MAX_RECORDS 2048 /* `check` makes ~400, the suite ~200 */
 struct cli_records {
     struct cli_record r[CLI_MAX_RECORDS];
     char function[CLI_MAX_RECORDS][48]; /* owned copies of the names */
+    char stores[CLI_MAX_RECORDS][12];   /* and of what was stored */
+    char verdict[CLI_MAX_RECORDS][160]; /* and of check's verdicts */
     size_t n;
 };
-/* Add a copy of *r (its function name copied, counts dropped); no-op if rs
- * is NULL or full. */
+/* Add a copy of *r (its function name and stores copied, counts dropped);
+ * no-op if rs is NULL or full. */
 void cli_records_add(struct cli_records *rs, const struct cli_record *r);
 /* Header, every record, footer. */
 void cli_records_print(FILE *f, enum cli_format fmt, const struct cli_records *rs);
@@ -115,10 +125,49 @@ void cli_counters_close(struct cli_counter_set *cs);
 /* "available ..." or "not supported here (...)". */
 const char *cli_counters_status(char *buf, size_t n);
 
+/* ---- target.c ---- */
+/* The cache state a measurement runs in (target.c says what each means). */
+enum cli_cache { CLI_CACHE_WARM, CLI_CACHE_COLD, CLI_CACHE_USE };
+#define CLI_NCACHE 3
+int cli_parse_cache(const char *s, enum cli_cache *out); /* -1 if invalid */
+const char *cli_cache_name(enum cli_cache c);           /* "warm", ... */
+const char *cli_cache_what(enum cli_cache c);           /* one line */
+/* What each call stores: zeros (the clears), perf's memset byte (the loop
+ * index), or a fixed byte 0..255 (memset -v). */
+#define CLI_FILL_NONE (-1)
+#define CLI_FILL_LOOP (-2)
+/* What the timed calls clear: extents of size bytes, the same one (warm)
+ * or the next one of a rotation over region bytes (cold, use). */
+struct cli_target {
+    char *base;
+    size_t region, size, next;
+    enum cli_cache cache;
+    int fill;             /* CLI_FILL_* or a byte */
+    struct cli_buf buf;   /* the region, when cli_target_map mapped it */
+    struct cli_buf evict; /* read before each cold run to empty the cache */
+};
+/* Bytes a cold rotation for size-byte extents spans: four LLCs, at least
+ * 256 MiB, a whole number of extents; size itself when larger. */
+size_t cli_cold_span(size_t size);
+/* Map and populate a target (CLI_MAP_POPULATE, page size page); 0 or
+ * -errno with the reason in err. */
+int cli_target_map(struct cli_target *t, size_t size, enum cli_cache c,
+                   enum cli_page page, int fill, char *err, size_t errlen);
+/* A warm target over a buffer the caller owns (zeros stored). */
+void cli_target_warm(struct cli_target *t, char *buf, size_t size);
+void cli_target_unmap(struct cli_target *t);
+/* The extent the next call clears. */
+char *cli_target_next(struct cli_target *t);
+/* The caller's use of a cleared extent: read and write every line. */
+void cli_target_use(char *p, size_t size);
+/* Empty the cache of what the last run left (cold and use; no-op warm). */
+void cli_target_evict(struct cli_target *t);
+
 /* ---- measure.c ---- */
 #define CLI_FN_PC_CLEAR (-1)
 #define CLI_FN_GLIBC (-2)
 #define CLI_FN_PC_BATCHED (-3) /* pc_clear_batched, chunk = its unit */
+#define CLI_FN_PC_COLD (-4)    /* pc_clear_cold */
 #define CLI_MAX_FNS 32
 struct cli_fn {
     char name[48];
@@ -129,16 +178,96 @@ struct cli_counts {
     int available;
     double l1d_loads, l1d_misses; /* per run */
 };
-/* pc_clear, pc_clear_batched, glibc, then each primitive this host runs. */
-size_t cli_fn_list(struct cli_fn *fns, size_t max);
+/* Which functions a list holds: the library's clears (pc_clear,
+ * pc_clear_batched, pc_clear_cold), the C library's memset, the
+ * primitives this host runs. CLI_FNS_FILL keeps only what can store any
+ * byte (glibc and the fill-capable primitives: perf's memset workload). */
+#define CLI_FNS_LIBRARY 1
+#define CLI_FNS_GLIBC 2
+#define CLI_FNS_PRIMITIVES 4
+#define CLI_FNS_FILL 8
+#define CLI_FNS_ALL (CLI_FNS_LIBRARY | CLI_FNS_GLIBC | CLI_FNS_PRIMITIVES)
+size_t cli_fn_list(struct cli_fn *fns, size_t max, int which);
 /* 0, -ENOTSUP (a primitive this host cannot run) or -ENOENT. */
 int cli_fn_find(const char *name, struct cli_fn *out);
-/* Time fns[0..n) over buf: one untimed pass each, then `runs` runs of
- * `loops` passes, interleaved; counts (if not NULL) gets L1D counts when
+/* 1 if f can store a non-zero byte (perf's memset workload). */
+int cli_fn_fills(const struct cli_fn *f);
+/* Time fns[0..n) on target t: one untimed pass each, then `runs` runs of
+ * `loops` calls, interleaved; counts (if not NULL) gets L1D counts when
  * counters is set and they can be had. */
-void cli_measure(const struct cli_fn *fns, size_t n, char *buf, size_t size,
+void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
                  unsigned long loops, unsigned long runs, int counters,
                  struct cli_stats *out, struct cli_counts *counts);
+
+/* ---- grid.c ---- */
+#define CLI_GRID_MAX_SIZES 24
+/* Functions x sizes x cache states. Fill in the inputs, run, read with
+ * cli_grid_at, free. */
+struct cli_grid {
+    const struct cli_fn *fns;
+    size_t nfn;
+    const size_t *sizes;
+    size_t nsize;
+    unsigned states;      /* bits 1 << enum cli_cache */
+    unsigned long runs;
+    size_t bytes_per_run; /* each run clears at least this much */
+    unsigned long loops[CLI_GRID_MAX_SIZES]; /* out: calls per run, per size */
+    struct cli_stats *st; /* out */
+};
+/* 0, or -1 after a message (label names the command in it). */
+int cli_grid_run(struct cli_grid *g, const char *label);
+struct cli_stats *cli_grid_at(const struct cli_grid *g, size_t size_index,
+                              enum cli_cache c, size_t fn_index);
+void cli_grid_free(struct cli_grid *g);
+
+/* ---- decide.c ---- */
+/* Two primitives measured over sizes and cache states: a runs below a
+ * threshold, b from it. tol[c] is state c's tolerance (0: not weighed). */
+struct cli_xover {
+    size_t n;
+    const size_t *sizes;   /* ascending */
+    size_t first;          /* candidates: sizes[first..n-1], and never */
+    double a[CLI_GRID_MAX_SIZES][CLI_NCACHE], b[CLI_GRID_MAX_SIZES][CLI_NCACHE];
+    double a_sd[CLI_GRID_MAX_SIZES][CLI_NCACHE], b_sd[CLI_GRID_MAX_SIZES][CLI_NCACHE];
+    double tol[CLI_NCACHE];
+};
+struct cli_decision {
+    size_t threshold;   /* a measured size, or SIZE_MAX for never */
+    double worst_loss;  /* fraction behind the better primitive, at: */
+    size_t worst_index; /* that size index */
+    int worst_state;    /* and that state (-1: nothing weighed) */
+    int ambiguous;      /* candidates within the noise of each other */
+    double noise_pct;   /* the median spread of the runs, % */
+};
+/* Choose the threshold (decide.c says how). */
+void cli_decide(const struct cli_xover *x, struct cli_decision *d);
+/* Worst loss (fraction) of any threshold t, with where it happens. */
+double cli_xover_loss(const struct cli_xover *x, size_t t, size_t *worst_index,
+                      int *worst_state);
+
+/* ---- tune_report.c ---- */
+/* "never" for SIZE_MAX, else the size. */
+const char *cli_thr_str(size_t v, char *buf, size_t n);
+/* Print the table behind a threshold (a below it, b from it), the choice
+ * against the built-in default dflt; add the measurements to rs. */
+void cli_tune_report(struct cli_records *rs, enum cli_format fmt, unsigned long runs,
+                     const char *key, const char *an, const char *bn,
+                     const struct cli_xover *x, const struct cli_decision *d, size_t dflt,
+                     unsigned long threads);
+/* The user's profile: $XDG_CONFIG_HOME/pageclear/profile, else
+ * $HOME/.config/pageclear/profile; -1 if neither can be formed. */
+int cli_profile_path(char *buf, size_t n);
+/* Write text to path (parent directories made) through a temporary file
+ * and a rename; 0, or -1 after a message. */
+int cli_write_file(const char *path, const char *text);
+
+/* ---- libc.c ---- */
+/* The C library's version ("glibc 2.36", or what is known). */
+const char *cli_libc_version(void);
+/* glibc's memset-related tunables as the running dynamic loader reports
+ * them (ld.so --list-tunables), one "name: value ..." line each, into
+ * buf; returns the number of lines, 0 if they cannot be had. */
+size_t cli_libc_tunables(char *buf, size_t n);
 
 /* ---- fault.c ---- */
 /* Write one byte per stride bytes of [p, p + len), at offset `seed`-driven
@@ -161,6 +290,8 @@ int cli_mem(int argc, char **argv);
 int cli_mmap(int argc, char **argv);
 int cli_info(void);
 int cli_bench(int argc, char **argv);
+int cli_check(int argc, char **argv);
+int cli_tune(int argc, char **argv);
 /* pool.c: `pageclear pool` / `pageclear parallel`, and their tables for
  * the default suite (numbered table_no). */
 int cli_pool_cmd(const char *cmd, int argc, char **argv);

@@ -142,6 +142,17 @@ static void preemption(void)
     }
 }
 
+/* "from SIZE", or "never" for SIZE_MAX. */
+static const char *nt_from(size_t v, char *buf, size_t n)
+{
+    char sz[64];
+    if (v == SIZE_MAX)
+        snprintf(buf, n, "never");
+    else
+        snprintf(buf, n, "from %s", cli_fmt_size(v, sz, sizeof(sz)));
+    return buf;
+}
+
 int cli_info(void)
 {
     struct pc_host h;
@@ -150,24 +161,33 @@ int cli_info(void)
 
     pc_host_get(&h);
     cpu_model(buf, sizeof(buf));
-    printf("cpu:            %s (%s%s)\n", buf, h.vendor, h.hypervisor ? ", under a hypervisor" : "");
+    printf("cpu:            %s (%s family %u model %u stepping %u%s)\n", buf, h.vendor,
+           h.family, h.model, h.stepping, h.hypervisor ? ", under a hypervisor" : "");
     printf("features used:  %s\n", h.features);
     caches();
     printf("llc (cpuid):    %s\n", h.llc_size ? cli_fmt_size(h.llc_size, buf, sizeof(buf)) : "unknown");
     if (h.zva_block)
         printf("dc zva block:   %zu bytes\n", h.zva_block);
     printf("thresholds:     vector below %s, ", cli_fmt_size(h.vector_max, buf, sizeof(buf)));
-    if (h.nt_threshold == SIZE_MAX)
-        printf("non-temporal never");
-    else
-        printf("non-temporal from %s", cli_fmt_size(h.nt_threshold, buf, sizeof(buf)));
+    printf("non-temporal %s", nt_from(h.nt_threshold, buf, sizeof(buf)));
     printf(", batching unit %s\n", cli_fmt_size(h.unit, buf, sizeof(buf)));
+    printf("cold clear:     non-temporal %s\n", nt_from(h.cold_nt_threshold, buf, sizeof(buf)));
+    printf("parallel clear: non-temporal %s (on more than one thread)\n",
+           nt_from(h.parallel_nt_threshold, buf, sizeof(buf)));
+    if (h.profile[0] != '\0')
+        printf("profile:        %s (%s)\n", h.profile, h.profile_status);
+    else
+        printf("profile:        %s\n", h.profile_status);
     if (h.forced)
         printf("forced:         %s (PAGECLEAR_IMPL)\n", h.forced);
     printf("pc_clear uses:");
     static const size_t classes[] = {256, 4096, 65536, 1 << 20, 16 << 20, (size_t)1 << 30};
     for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
         printf(" %s: %s;", cli_fmt_size(classes[i], buf, sizeof(buf)), pc_selected(classes[i]));
+    printf("\npc_clear_cold uses:");
+    for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+        printf(" %s: %s;", cli_fmt_size(classes[i], buf, sizeof(buf)),
+               pc_selected_cold(classes[i]));
     printf("\nhint neighbourhood uses: %s\n", pc_selected_temporal(5 * PC_PAGE_SIZE));
     glibc_tunables();
     hugepages();

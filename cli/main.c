@@ -15,6 +15,11 @@ static int usage(FILE *f)
             "  mmap               the kernel's fault path (perf bench mem mmap style)\n"
             "  pool               init_on_alloc: page-at-a-time, batched, fresh, pool\n"
             "  parallel           pc_clear_parallel / pc_populate from 1 to all cores\n"
+            "  check              is the selection in force the best here? pc_clear & co.\n"
+            "                     against every primitive and memset, per size and\n"
+            "                     cache state, with a verdict (--quick, -n, --json)\n"
+            "  tune               measure this machine's crossovers and write a profile\n"
+            "                     (-o FILE|-, --quick, --json)\n"
             "  info               this machine: CPU, caches, selection, huge pages, ...\n"
             "  list               the clearing primitives and which run here\n"
             "  version            print the library version\n"
@@ -37,8 +42,11 @@ static int list(void)
     return 0;
 }
 
+char **cli_argv;
+
 int main(int argc, char **argv)
 {
+    cli_argv = argv;
     /* No command (or only the suite's options): the default suite. */
     int suite_opts = argc >= 2 && argv[1][0] == '-' && strcmp(argv[1], "-h") != 0 &&
                      strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "--version") != 0;
@@ -53,6 +61,10 @@ int main(int argc, char **argv)
         return cli_mmap(argc - 2, argv + 2);
     if (strcmp(cmd, "pool") == 0 || strcmp(cmd, "parallel") == 0)
         return cli_pool_cmd(cmd, argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0)
+        return cli_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "tune") == 0)
+        return cli_tune(argc - 2, argv + 2);
     if (strcmp(cmd, "info") == 0)
         return cli_info();
     if (strcmp(cmd, "list") == 0)

@@ -1,8 +1,9 @@
 /*
- * measure.c - the functions a clearing benchmark can time (pc_clear,
- * glibc's memset, each primitive) and the timing core every workload
- * shares: an untimed pass each, then runs interleaved across functions so
- * that drift on a shared machine hits all of them alike.
+ * measure.c - the functions a clearing benchmark can time (pc_clear and
+ * its siblings, glibc's memset, each primitive) and the timing core every
+ * workload shares: an untimed pass each, then runs interleaved across
+ * functions so that drift on a shared machine hits all of them alike, on a
+ * target in one of three cache states (target.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,54 +11,78 @@
 
 #include "cli.h"
 
-static void call(const struct cli_fn *f, char *p, size_t n)
+/* One call of f over [p, p + n): a clear, or with byte >= 0 a fill. */
+static void call(const struct cli_fn *f, char *p, size_t n, int byte)
 {
     if (f->kind == CLI_FN_PC_CLEAR)
         (void)pc_clear(p, n);
+    else if (f->kind == CLI_FN_PC_COLD)
+        (void)pc_clear_cold(p, n);
     else if (f->kind == CLI_FN_GLIBC)
-        memset(p, 0, n);
-    else
+        memset(p, byte < 0 ? 0 : byte, n);
+    else if (byte < 0)
         (void)pc_impl_clear((size_t)f->kind, p, n);
+    else
+        (void)pc_impl_fill((size_t)f->kind, p, n, byte);
 }
 
 /* One timed run: GB/s (10^9 bytes per second). */
-static double run_once(const struct cli_fn *f, char *buf, size_t size,
-                       unsigned long loops)
+static double run_once(const struct cli_fn *f, struct cli_target *t, unsigned long loops)
 {
+    size_t size = t->size;
     size_t chunk = f->chunk == 0 || f->chunk > size ? size : f->chunk;
     struct pc_batch b;
     pc_batch_init(&b);
     b.unit = chunk;
     b.model = PC_PREEMPT_VOLUNTARY;
+    cli_target_evict(t);
     uint64_t t0 = cli_now_ns();
     for (unsigned long l = 0; l < loops; l++) {
+        char *p = cli_target_next(t);
+        /* perf's memset workload stores the loop index as the byte */
+        int byte = t->fill == CLI_FILL_LOOP ? (int)(l & 0xff) : t->fill;
         if (f->kind == CLI_FN_PC_BATCHED) /* one call; the library makes the units */
-            (void)pc_clear_batched(buf, size, &b, NULL);
+            (void)pc_clear_batched(p, size, &b, NULL);
         else
             for (size_t off = 0; off < size; off += chunk)
-                call(f, buf + off, size - off < chunk ? size - off : chunk);
+                call(f, p + off, size - off < chunk ? size - off : chunk, byte);
+        if (t->cache == CLI_CACHE_USE)
+            cli_target_use(p, size);
     }
     uint64_t ns = cli_now_ns() - t0;
     return (double)size * (double)loops / (double)(ns ? ns : 1);
 }
 
-size_t cli_fn_list(struct cli_fn *fns, size_t max)
+int cli_fn_fills(const struct cli_fn *f)
 {
+    if (f->kind == CLI_FN_GLIBC)
+        return 1;
+    /* a primitive that can fill accepts a non-zero byte on an empty range */
+    return f->kind >= 0 && pc_impl_fill((size_t)f->kind, NULL, 0, 1) == 0;
+}
+
+size_t cli_fn_list(struct cli_fn *fns, size_t max, int which)
+{
+    static const struct cli_fn library[] = {
+        {"pc_clear", CLI_FN_PC_CLEAR, 0},
+        {"pc_clear_batched", CLI_FN_PC_BATCHED, 0},
+        {"pc_clear_cold", CLI_FN_PC_COLD, 0},
+    };
     size_t n = 0;
-    if (n < max)
-        fns[n++] = (struct cli_fn){"pc_clear", CLI_FN_PC_CLEAR, 0};
-    if (n < max)
-        fns[n++] = (struct cli_fn){"pc_clear_batched", CLI_FN_PC_BATCHED, 0};
-    if (n < max)
+    if ((which & CLI_FNS_LIBRARY) && !(which & CLI_FNS_FILL))
+        for (size_t i = 0; i < sizeof(library) / sizeof(library[0]) && n < max; i++)
+            fns[n++] = library[i];
+    if ((which & CLI_FNS_GLIBC) && n < max)
         fns[n++] = (struct cli_fn){"glibc", CLI_FN_GLIBC, 0};
-    for (size_t i = 0; i < pc_impl_count() && n < max; i++) {
+    for (size_t i = 0; (which & CLI_FNS_PRIMITIVES) && i < pc_impl_count() && n < max; i++) {
         struct pc_impl_info in;
         pc_impl_get(i, &in);
-        if (in.supported) {
-            fns[n] = (struct cli_fn){"", (int)i, 0};
-            snprintf(fns[n].name, sizeof(fns[n].name), "%s", in.name);
+        if (!in.supported)
+            continue;
+        fns[n] = (struct cli_fn){"", (int)i, 0};
+        snprintf(fns[n].name, sizeof(fns[n].name), "%s", in.name);
+        if (!(which & CLI_FNS_FILL) || cli_fn_fills(&fns[n]))
             n++;
-        }
     }
     return n;
 }
@@ -65,7 +90,7 @@ size_t cli_fn_list(struct cli_fn *fns, size_t max)
 int cli_fn_find(const char *name, struct cli_fn *out)
 {
     struct cli_fn all[CLI_MAX_FNS];
-    size_t n = cli_fn_list(all, CLI_MAX_FNS);
+    size_t n = cli_fn_list(all, CLI_MAX_FNS, CLI_FNS_ALL);
     for (size_t i = 0; i < n; i++)
         if (strcmp(all[i].name, name) == 0) {
             *out = all[i];
@@ -74,7 +99,7 @@ int cli_fn_find(const char *name, struct cli_fn *out)
     return pc_impl_find(name) >= 0 ? -ENOTSUP : -ENOENT;
 }
 
-void cli_measure(const struct cli_fn *fns, size_t n, char *buf, size_t size,
+void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
                  unsigned long loops, unsigned long runs, int counters,
                  struct cli_stats *out, struct cli_counts *counts)
 {
@@ -86,7 +111,7 @@ void cli_measure(const struct cli_fn *fns, size_t n, char *buf, size_t size,
     struct cli_counter_set cs;
     int have = counters && cli_counters_open(&cs) == 0;
     for (size_t f = 0; f < n; f++) {
-        run_once(&fns[f], buf, size, 1);
+        run_once(&fns[f], t, 1);
         if (counts != NULL)
             counts[f] = (struct cli_counts){.available = have};
     }
@@ -94,7 +119,7 @@ void cli_measure(const struct cli_fn *fns, size_t n, char *buf, size_t size,
         for (size_t f = 0; f < n; f++) {
             if (have)
                 cli_counters_start(&cs);
-            v[f * runs + r] = run_once(&fns[f], buf, size, loops);
+            v[f * runs + r] = run_once(&fns[f], t, loops);
             if (have) {
                 uint64_t loads, misses;
                 cli_counters_stop(&cs, &loads, &misses);

@@ -1,8 +1,13 @@
 /*
  * mem.c - `pageclear mem memset|clear`: bandwidth of clearing a buffer, in
  * perf bench mem's manner. The buffer is mapped with MAP_POPULATE and
- * cleared once untimed; each run times LOOPS passes over it, one call per
- * CHUNK; the figure is the statistics of RUNS runs (measure.c).
+ * cleared once untimed; each run times LOOPS calls, one per CHUNK of an
+ * extent; the figure is the statistics of RUNS runs (measure.c). --cache
+ * says which extent each call gets (target.c): the same one (warm, perf's
+ * way and the default), one not in cache (cold), or a cold one the caller
+ * then uses (use). `clear` stores zeros; `memset` stores what perf's
+ * memset workload does, the loop index as the byte, or -v's byte, with the
+ * functions that can store any byte.
  * Without -s it sweeps sizes 4 KiB .. 4 GiB and prints one table.
  */
 #include <errno.h>
@@ -25,22 +30,41 @@ struct mem_opts {
     unsigned long loops, runs;
     enum cli_page page;
     enum cli_format fmt;
+    enum cli_cache cache;
     const char *function;
     int have_size, counters;
+    int fill; /* CLI_FILL_NONE (clear), CLI_FILL_LOOP or -v's byte */
+    char stores[16];
 };
 
-static void print_help_functions(void)
+static void print_help_functions(int fill)
 {
-    printf("# functions for 'pageclear mem clear -f':\n");
-    printf("  %-20s %s\n", "pc_clear", "libpageclear's clear: primitive chosen by CPU and size");
-    printf("  %-20s %s\n", "pc_clear_batched", "pc_clear_batched with -k as its unit");
-    printf("  %-20s %s\n", "glibc", "the C library's memset");
+    struct cli_fn fns[CLI_MAX_FNS];
+    size_t n = cli_fn_list(fns, CLI_MAX_FNS, CLI_FNS_ALL | (fill ? CLI_FNS_FILL : 0));
+    printf("# functions for 'pageclear mem %s -f':\n", fill ? "memset" : "clear");
+    for (size_t i = 0; i < n; i++) {
+        const char *what = "";
+        struct pc_impl_info in;
+        if (fns[i].kind >= 0 && pc_impl_get((size_t)fns[i].kind, &in) == 0)
+            what = in.description;
+        else if (fns[i].kind == CLI_FN_PC_CLEAR)
+            what = "libpageclear's clear: primitive chosen by CPU and size";
+        else if (fns[i].kind == CLI_FN_PC_BATCHED)
+            what = "pc_clear_batched with -k as its unit";
+        else if (fns[i].kind == CLI_FN_PC_COLD)
+            what = "pc_clear_cold: for memory nobody reads soon";
+        else if (fns[i].kind == CLI_FN_GLIBC)
+            what = "the C library's memset";
+        printf("  %-20s %s\n", fns[i].name, what);
+    }
     for (size_t i = 0; i < pc_impl_count(); i++) {
         struct pc_impl_info in;
         pc_impl_get(i, &in);
-        printf("  %-20s %s%s\n", in.name, in.description,
-               in.supported ? "" : "  [not supported on this machine]");
+        if (!in.supported)
+            printf("  %-20s %s  [not supported on this machine]\n", in.name, in.description);
     }
+    if (fill)
+        printf("  (the library's clears and zero-only primitives: 'pageclear mem clear')\n");
     printf("  %-20s %s\n", "all", "every supported function above");
 }
 
@@ -53,7 +77,14 @@ static int usage(void)
             "  -k, --chunk CHUNK     one call per CHUNK bytes (0 = whole size)\n"
             "  -l, --nr_loops LOOPS  passes per run (default: enough for 256 MiB)\n"
             "  -n, --runs RUNS       timed runs for the statistics (default %d)\n"
-            "  -f, --function NAME   a function, 'all' or 'help' (default pc_clear)\n"
+            "  -f, --function NAME   a function, 'all' or 'help' (default pc_clear;\n"
+            "                        memset: glibc)\n"
+            "  --cache warm|cold|use the extent each call gets: the same one again\n"
+            "                        (warm, perf's way, the default), one not in\n"
+            "                        cache (cold), or a cold one the caller then\n"
+            "                        reads and writes line by line, timed (use)\n"
+            "  -v, --value BYTE      memset: store BYTE (0-255); default: the loop\n"
+            "                        index, as perf's memset workload\n"
             "  -p, --page 4KB|thp|2MB|1GB  backing page size (default 4KB)\n"
             "  -e, --counters        L1-dcache loads and misses per run, if available\n"
             "  --format=simple|default, --json, --csv\n"
@@ -66,8 +97,9 @@ static int parse(int argc, char **argv, struct mem_opts *o)
 {
     static const struct cli_opt spec[] = {
         {'s', "--size"}, {'k', "--chunk"}, {'l', "--nr_loops"}, {'n', "--runs"},
-        {'f', "--function"}, {'p', "--page"}, {0, NULL}};
-    *o = (struct mem_opts){.runs = DEFAULT_RUNS};
+        {'f', "--function"}, {'p', "--page"}, {'C', "--cache"}, {'v', "--value"},
+        {0, NULL}};
+    *o = (struct mem_opts){.runs = DEFAULT_RUNS, .fill = CLI_FILL_NONE};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
         if (cli_parse_format(a, &o->fmt))
@@ -108,17 +140,34 @@ static int parse(int argc, char **argv, struct mem_opts *o)
                 return -1;
             }
             break;
+        case 'C':
+            if (cli_parse_cache(v, &o->cache) != 0) {
+                cli_error("--cache: invalid state '%s' (warm, cold or use)", v);
+                return -1;
+            }
+            break;
+        case 'v': {
+            unsigned long byte;
+            if (cli_uint("-v", v, 0, 255, &byte) != 0)
+                return -1;
+            o->fill = (int)byte;
+            break;
+        }
         }
     }
     return 0;
 }
 
 /* The functions -f names; returns their count, 0 after an error message. */
-static size_t select_functions(const char *want, struct cli_fn *sel)
+static size_t select_functions(const char *want, int fill, struct cli_fn *sel)
 {
     if (want == NULL || strcmp(want, "all") == 0)
-        return cli_fn_list(sel, CLI_MAX_FNS);
+        return cli_fn_list(sel, CLI_MAX_FNS, CLI_FNS_ALL | (fill ? CLI_FNS_FILL : 0));
     int rc = cli_fn_find(want, &sel[0]);
+    if (rc == 0 && fill && !cli_fn_fills(&sel[0])) {
+        cli_error("-f: '%s' stores only zeros: use 'pageclear mem clear -f %s'", want, want);
+        return 0;
+    }
     if (rc == 0)
         return 1;
     if (rc == -ENOTSUP)
@@ -134,15 +183,24 @@ static unsigned long auto_loops(size_t size)
     return size >= AUTO_BYTES_PER_RUN ? 1 : (unsigned long)(AUTO_BYTES_PER_RUN / size);
 }
 
-static int map_or_fail(struct cli_buf *b, size_t size, enum cli_page page)
+static int map_or_fail(struct cli_target *t, const struct mem_opts *o, size_t size)
 {
     char err[512];
-    if (cli_buf_map(b, size, page, CLI_MAP_POPULATE, err, sizeof(err)) != 0) {
+    if (cli_target_map(t, size, o->cache, o->page, o->fill, err, sizeof(err)) != 0) {
         cli_error("mem: %s", err);
         return -1;
     }
-    memset(b->addr, 0, size); /* the untimed first clear, as perf bench */
     return 0;
+}
+
+static struct cli_record mem_record(const struct mem_opts *o, const char *workload,
+                                    const struct cli_fn *f, size_t size,
+                                    unsigned long loops, const struct cli_stats *st,
+                                    const struct cli_counts *ct)
+{
+    return (struct cli_record){workload, f->name, cli_page_name(o->page), size, f->chunk,
+                               loops, 1, "GB/s", *st, o->counters ? ct : NULL,
+                               cli_cache_name(o->cache), o->stores, NULL};
 }
 
 static void counters_note(const struct mem_opts *o)
@@ -155,22 +213,20 @@ static void counters_note(const struct mem_opts *o)
 static int run_single(const struct mem_opts *o, struct cli_fn *sel, size_t n,
                       const char *workload)
 {
-    struct cli_buf b;
+    struct cli_target t;
     struct cli_stats st[CLI_MAX_FNS];
     struct cli_counts ct[CLI_MAX_FNS];
     unsigned long loops = o->loops ? o->loops : auto_loops(o->size);
-    if (map_or_fail(&b, o->size, o->page) != 0)
+    if (map_or_fail(&t, o, o->size) != 0)
         return CLI_EXIT_RUNTIME;
     for (size_t f = 0; f < n; f++)
         sel[f].chunk = o->chunk;
-    cli_measure(sel, n, b.addr, o->size, loops, o->runs, o->counters, st, ct);
-    cli_buf_unmap(&b);
+    cli_measure(sel, n, &t, loops, o->runs, o->counters, st, ct);
+    cli_target_unmap(&t);
     counters_note(o);
     cli_record_header(stdout, o->fmt);
     for (size_t f = 0; f < n; f++) {
-        struct cli_record r = {workload, sel[f].name, cli_page_name(o->page),
-                               o->size, o->chunk, loops, 1, "GB/s", st[f],
-                               o->counters ? &ct[f] : NULL};
+        struct cli_record r = mem_record(o, workload, &sel[f], o->size, loops, &st[f], &ct[f]);
         cli_record_print(stdout, o->fmt, &r);
     }
     cli_record_footer(stdout, o->fmt);
@@ -188,7 +244,7 @@ static int run_sweep(const struct mem_opts *o, struct cli_fn *sel, size_t n,
         max /= 4;
     struct cli_fn page;
     if (cli_fn_find("x86-64-stosb", &page) != 0)
-        cli_fn_find("pc_clear", &page);
+        cli_fn_find(o->fill == CLI_FILL_NONE ? "pc_clear" : "glibc", &page);
     page.chunk = PAGE_AT_A_TIME;
     snprintf(page.name + strlen(page.name), sizeof(page.name) - strlen(page.name), "/4KiB");
     if (n < CLI_MAX_FNS)
@@ -197,32 +253,34 @@ static int run_sweep(const struct mem_opts *o, struct cli_fn *sel, size_t n,
     counters_note(o);
     if (o->fmt == CLI_FMT_DEFAULT) {
         printf("# pageclear mem %s: median GB/s (10^9 B/s) ± %%stdev of %lu runs, "
-               "%s pages; each run >= %s\n", workload, o->runs,
-               cli_page_name(o->page), cli_fmt_size(AUTO_BYTES_PER_RUN, s1, sizeof(s1)));
+               "%s pages; each run >= %s; stores %s\n# cache %s: %s\n", workload, o->runs,
+               cli_page_name(o->page), cli_fmt_size(AUTO_BYTES_PER_RUN, s1, sizeof(s1)),
+               o->stores, cli_cache_name(o->cache), cli_cache_what(o->cache));
         printf("%-7s", "size");
         for (size_t f = 0; f < n; f++)
             printf(" %17s", sel[f].name);
-        printf("  %-18s %8s %8s %8s\n", "pc_clear uses", "vs-page", "vs-best",
-               "vs-glibc");
+        if (o->fill == CLI_FILL_NONE)
+            printf("  %-18s %8s %8s %8s", "pc_clear uses", "vs-page", "vs-best",
+                   "vs-glibc");
+        printf("\n");
     } else {
         cli_record_header(stdout, o->fmt);
     }
     for (size_t size = SWEEP_MIN; size <= max; size *= 4) {
-        struct cli_buf b;
+        struct cli_target t;
         struct cli_stats st[CLI_MAX_FNS];
         struct cli_counts ct[CLI_MAX_FNS];
         cli_progress("mem %s: %s", workload, cli_fmt_size(size, s1, sizeof(s1)));
-        if (map_or_fail(&b, size, o->page) != 0)
+        if (map_or_fail(&t, o, size) != 0)
             return CLI_EXIT_RUNTIME;
         unsigned long loops = o->loops ? o->loops : auto_loops(size);
-        cli_measure(sel, n, b.addr, size, loops, o->runs, o->counters, st, ct);
-        cli_buf_unmap(&b);
+        cli_measure(sel, n, &t, loops, o->runs, o->counters, st, ct);
+        cli_target_unmap(&t);
         cli_progress("%s", "");
         if (o->fmt != CLI_FMT_DEFAULT) {
             for (size_t f = 0; f < n; f++) {
-                struct cli_record r = {workload, sel[f].name, cli_page_name(o->page),
-                                       size, sel[f].chunk, loops, 1, "GB/s", st[f],
-                                       o->counters ? &ct[f] : NULL};
+                struct cli_record r = mem_record(o, workload, &sel[f], size, loops, &st[f],
+                                                 &ct[f]);
                 cli_record_print(stdout, o->fmt, &r);
             }
             continue;
@@ -240,9 +298,11 @@ static int run_sweep(const struct mem_opts *o, struct cli_fn *sel, size_t n,
             else if (sel[f].kind >= 0 && st[f].median > best) /* raw primitives */
                 best = st[f].median;
         }
-        printf("  %-18s %7.2fx %7.1f%% %7.1f%%\n", pc_selected(size),
-               pg > 0 ? pc / pg : 0, best > 0 ? 100 * pc / best : 0,
-               glibc > 0 ? 100 * pc / glibc : 0);
+        if (pc > 0) /* the ratios are pc_clear's: not in a memset sweep */
+            printf("  %-18s %7.2fx %7.1f%% %7.1f%%", pc_selected(size),
+                   pg > 0 ? pc / pg : 0, best > 0 ? 100 * pc / best : 0,
+                   glibc > 0 ? 100 * pc / glibc : 0);
+        printf("\n");
         fflush(stdout);
     }
     if (o->fmt != CLI_FMT_DEFAULT)
@@ -264,12 +324,27 @@ int cli_mem(int argc, char **argv)
         return 0;
     if (rc != 0)
         return CLI_EXIT_USAGE;
+    int memset_workload = strcmp(argv[0], "memset") == 0;
+    if (!memset_workload && o.fill != CLI_FILL_NONE) {
+        cli_error("mem clear: -v applies to memset; clear stores zeros");
+        return CLI_EXIT_USAGE;
+    }
+    if (memset_workload && o.fill == CLI_FILL_NONE)
+        o.fill = CLI_FILL_LOOP; /* what perf's memset workload stores */
+    if (o.fill == CLI_FILL_NONE)
+        snprintf(o.stores, sizeof(o.stores), "zero");
+    else if (o.fill == CLI_FILL_LOOP)
+        snprintf(o.stores, sizeof(o.stores), "loop-index");
+    else
+        snprintf(o.stores, sizeof(o.stores), "0x%02x", (unsigned)o.fill);
     if (o.function != NULL && strcmp(o.function, "help") == 0) {
-        print_help_functions();
+        print_help_functions(memset_workload);
         return 0;
     }
-    const char *want = o.function ? o.function : (o.have_size ? "pc_clear" : "all");
-    size_t n = select_functions(want, sel);
+    const char *want = o.function ? o.function
+                       : o.have_size ? (memset_workload ? "glibc" : "pc_clear")
+                                     : "all";
+    size_t n = select_functions(want, memset_workload, sel);
     if (n == 0)
         return CLI_EXIT_USAGE;
     return o.have_size ? run_single(&o, sel, n, argv[0]) : run_sweep(&o, sel, n, argv[0]);

@@ -164,7 +164,7 @@ int cli_mmap(int argc, char **argv)
     cli_record_header(stdout, o.fmt);
     struct cli_record r = {"mmap", o.populate ? "populate" : "demand",
                            cli_page_name(o.page), o.size, 0, o.loops, o.threads,
-                           "GB/s", st, NULL};
+                           "GB/s", st, NULL, NULL, NULL, NULL};
     cli_record_print(stdout, o.fmt, &r);
     cli_record_footer(stdout, o.fmt);
     return 0;

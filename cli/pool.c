@@ -193,7 +193,7 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
         struct cli_stats ms = st[m];
         ms.mean *= 1e3, ms.median *= 1e3, ms.min *= 1e3, ms.max *= 1e3, ms.p99 *= 1e3;
         struct cli_record r = {"pool", method_name[m], bk, total, ALLOC, runs, 1, "ms",
-                               ms, NULL};
+                               ms, NULL, NULL, NULL, NULL};
         cli_records_add(rs, &r);
         if (fmt != CLI_FMT_DEFAULT)
             continue;
@@ -271,13 +271,13 @@ int cli_parallel_bench(size_t size, unsigned long runs, enum cli_format fmt, int
     free(v);
 
     struct cli_record k = {"parallel", "MAP_POPULATE", "4KB", size, 0, runs, 1, "GB/s",
-                           kern_st, NULL};
+                           kern_st, NULL, NULL, NULL, NULL};
     cli_records_add(rs, &k);
     for (long t = 1; t <= ncpu; t++) {
         struct cli_record c = {"parallel", "pc_clear_parallel", "4KB", size, 0, runs,
-                               (unsigned long)t, "GB/s", clear_st[t], NULL};
+                               (unsigned long)t, "GB/s", clear_st[t], NULL, NULL, NULL, NULL};
         struct cli_record p = {"parallel", "pc_populate", "4KB", size, 0, runs,
-                               (unsigned long)t, "GB/s", pop_st[t], NULL};
+                               (unsigned long)t, "GB/s", pop_st[t], NULL, NULL, NULL, NULL};
         cli_records_add(rs, &c);
         cli_records_add(rs, &p);
     }

@@ -31,7 +31,7 @@ const char *pc_version(void)
         PC_VERSION_PATCH);
 }
 
-int pc_host_get(struct pc_host *h)
+void pci_feature_names(unsigned features, char *buf, size_t size)
 {
     static const struct { unsigned bit; const char *name; } names[] = {
         {PCI_F_X86_64, "x86-64"}, {PCI_F_AARCH64, "aarch64"},
@@ -39,30 +39,50 @@ int pc_host_get(struct pc_host *h)
         {PCI_F_AVX2, "avx2"},     {PCI_F_AVX512, "avx512f"},
         {PCI_F_CLZERO, "clzero"}, {PCI_F_DCZVA, "dczva"},
     };
+    size_t used = 0;
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (!(features & names[i].bit))
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", names[i].name);
+        if (n > 0 && (size_t)n < size - used)
+            used += (size_t)n;
+        else
+            buf[used] = '\0'; /* a name that does not fit is left out */
+    }
+}
+
+int pc_host_get(struct pc_host *h)
+{
     if (h == NULL)
         return -EINVAL;
     const struct pci_cpu *c = pci_cpu();
     const struct pci_thresholds *t = pci_thresholds();
     const struct pci_options *o = pci_options();
+    const struct pci_profile *pr = pci_profile();
 
     *h = (struct pc_host){0};
     snprintf(h->vendor, sizeof(h->vendor), "%.15s", c->vendor_name);
-    size_t used = 0;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (!(c->features & names[i].bit))
-            continue;
-        int n = snprintf(h->features + used, sizeof(h->features) - used, "%s%s",
-                         used ? " " : "", names[i].name);
-        if (n > 0 && (size_t)n < sizeof(h->features) - used)
-            used += (size_t)n;
-    }
+    pci_feature_names(c->features, h->features, sizeof(h->features));
     h->hypervisor = c->hypervisor;
     h->llc_size = c->llc_size;
     h->zva_block = c->zva_block;
     h->vector_max = t->vector_max;
     h->nt_threshold = t->nt_threshold;
+    h->cold_nt_threshold = t->cold_nt_threshold;
+    h->parallel_nt_threshold = t->parallel_nt_threshold;
     h->unit = pc_default_unit();
     h->forced = o->forced >= 0 ? pci_impls[o->forced].name : NULL;
     h->numa_nodes = pci_numa()->nodes;
+    h->family = c->family;
+    h->model = c->model;
+    h->stepping = c->stepping;
+    _Static_assert(sizeof(h->profile) == sizeof(pr->path) &&
+                       sizeof(h->profile_status) == sizeof(pr->status),
+                   "pc_host and pci_profile carry the same strings");
+    memcpy(h->profile, pr->path, sizeof(h->profile));
+    memcpy(h->profile_status, pr->status, sizeof(h->profile_status));
     return 0;
 }

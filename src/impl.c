@@ -14,14 +14,17 @@ const struct pci_impl pci_impls[PCI_NIMPL] = {
 #define PCI_ARCHBIT_ANY 0u
 #define PCI_ARCHBIT_X86_64 PCI_F_X86_64
 #define PCI_ARCHBIT_AARCH64 PCI_F_AARCH64
-#define PCI_IMPL(id, nm_, arch_, req_, feat_, cache_, desc_)                  \
+#define PCI_FILL_ANY_BYTE(id) pci_fill_##id
+#define PCI_FILL_ZERO_ONLY(id) NULL
+#define PCI_IMPL(id, nm_, arch_, req_, feat_, cache_, stores_, desc_)         \
     [PCI_ID_##id] = {.name = nm_,                                             \
                      .arch = PCI_ARCHNAME_##arch_,                            \
                      .features = feat_,                                       \
                      .description = desc_,                                    \
                      .required = PCI_ARCHBIT_##arch_ | (req_),                \
                      .cache = PC_CACHE_##cache_,                              \
-                     .fn = PCI_ARCH_##arch_(pci_clear_##id)},
+                     .fn = PCI_ARCH_##arch_(pci_clear_##id),                  \
+                     .fill = PCI_ARCH_##arch_(PCI_FILL_##stores_(id))},
 #include "impl.def"
 #undef PCI_IMPL
 };
@@ -76,5 +79,25 @@ int pc_impl_clear(size_t i, void *addr, size_t len)
     if (rc != 0 || len == 0)
         return rc;
     pci_impls[i].fn(addr, len);
+    return 0;
+}
+
+int pc_impl_fill(size_t i, void *addr, size_t len, int byte)
+{
+    if (i >= PCI_NIMPL)
+        return -ENOENT;
+    if (byte < 0 || byte > 255)
+        return -EINVAL;
+    if (!pci_impl_runnable(pci_cpu(), (int)i))
+        return -ENOTSUP;
+    if (byte != 0 && pci_impls[i].fill == NULL)
+        return -ENOTSUP;
+    int rc = pci_check_range(addr, len);
+    if (rc != 0 || len == 0)
+        return rc;
+    if (byte == 0)
+        pci_impls[i].fn(addr, len); /* a zero-only primitive still clears */
+    else
+        pci_impls[i].fill(addr, len, pci_pattern((unsigned char)byte));
     return 0;
 }

@@ -5,7 +5,13 @@
  *   PAGECLEAR_UNIT          batching unit, e.g. 32M
  *   PAGECLEAR_VECTOR_MAX    selection: below this length, vector stores
  *   PAGECLEAR_NT_THRESHOLD  selection: from this length, non-temporal
+ *   PAGECLEAR_COLD_NT_THRESHOLD      pc_clear_cold: from here, non-temporal
+ *   PAGECLEAR_PARALLEL_NT_THRESHOLD  pc_clear_parallel on more than one
+ *                           thread: from here, non-temporal
  *   PAGECLEAR_QUIET         set to 1 to silence these warnings
+ * The three non-temporal thresholds also take "never". Each threshold set
+ * here overrides the same key of the profile (profile.c), which overrides
+ * the built-in default (dispatch.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +27,8 @@ static struct pci_options opts = {
     .unit = PCI_UNSET,
     .vector_max = PCI_UNSET,
     .nt_threshold = PCI_UNSET,
+    .cold_nt_threshold = PCI_UNSET,
+    .parallel_nt_threshold = PCI_UNSET,
 };
 static pthread_once_t opts_once = PTHREAD_ONCE_INIT;
 
@@ -57,27 +65,33 @@ int pc_parse_size(const char *s, size_t *out)
     return -EINVAL;
 }
 
-static int quiet(void)
+int pci_quiet(void)
 {
     const char *q = getenv("PAGECLEAR_QUIET");
     return q != NULL && strcmp(q, "1") == 0;
 }
 
-static void read_size(const char *var, size_t *dst, size_t min)
+/* Read a size into *dst and set bit in opts.given. never_ok: the variable
+ * is a non-temporal threshold, which also takes "never" (SIZE_MAX). */
+static void read_size(const char *var, size_t *dst, size_t min, unsigned bit,
+                      int never_ok)
 {
     const char *s = getenv(var);
     size_t v;
     if (s == NULL)
         return;
-    if (pc_parse_size(s, &v) != 0 || v < min) {
-        if (!quiet())
+    if (never_ok && strcasecmp(s, "never") == 0) {
+        v = SIZE_MAX;
+    } else if (pc_parse_size(s, &v) != 0 || v < min) {
+        if (!pci_quiet())
             fprintf(stderr,
                     "pageclear: ignoring %s=\"%s\": want a size >= %zu "
-                    "(suffix K, M, G or T); keeping the default\n",
-                    var, s, min);
+                    "(suffix K, M, G or T)%s; keeping the default\n",
+                    var, s, min, never_ok ? " or never" : "");
         return;
     }
     *dst = v;
+    opts.given |= bit;
 }
 
 static void read_impl(void)
@@ -87,7 +101,7 @@ static void read_impl(void)
         return;
     int id = pc_impl_find(s);
     if (id < 0) {
-        if (!quiet()) {
+        if (!pci_quiet()) {
             fprintf(stderr, "pageclear: ignoring PAGECLEAR_IMPL=\"%s\": no such "
                             "primitive (one of:", s);
             for (int i = 0; i < PCI_NIMPL; i++)
@@ -97,7 +111,7 @@ static void read_impl(void)
         return;
     }
     if (!pci_impl_runnable(pci_cpu(), id)) {
-        if (!quiet())
+        if (!pci_quiet())
             fprintf(stderr,
                     "pageclear: ignoring PAGECLEAR_IMPL=\"%s\": this CPU or OS "
                     "cannot run it (needs arch %s%s%s); keeping the default "
@@ -112,9 +126,13 @@ static void read_impl(void)
 static void parse(void)
 {
     read_impl();
-    read_size("PAGECLEAR_UNIT", &opts.unit, 1);
-    read_size("PAGECLEAR_VECTOR_MAX", &opts.vector_max, 0);
-    read_size("PAGECLEAR_NT_THRESHOLD", &opts.nt_threshold, 1);
+    read_size("PAGECLEAR_UNIT", &opts.unit, 1, 0, 0);
+    read_size("PAGECLEAR_VECTOR_MAX", &opts.vector_max, 0, PCI_OPT_VECTOR_MAX, 0);
+    read_size("PAGECLEAR_NT_THRESHOLD", &opts.nt_threshold, 1, PCI_OPT_NT, 1);
+    read_size("PAGECLEAR_COLD_NT_THRESHOLD", &opts.cold_nt_threshold, 1,
+              PCI_OPT_COLD_NT, 1);
+    read_size("PAGECLEAR_PARALLEL_NT_THRESHOLD", &opts.parallel_nt_threshold, 1,
+              PCI_OPT_PARALLEL_NT, 1);
 }
 
 const struct pci_options *pci_options(void)

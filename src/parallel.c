@@ -143,7 +143,10 @@ static int threads_for(size_t len, int want)
 }
 
 /* Split [addr, addr + len) into n shares on SHARE_ALIGN boundaries, run
- * share 0 here and the rest on workers; the first error wins. */
+ * share 0 here and the rest on workers; the first error wins. fn is the
+ * clear for more than one thread: if no worker can be started, the calling
+ * thread clears alone with pc_clear's choice, as pc_clear_parallel does
+ * when it runs on one thread. */
 static int run_split(char *addr, size_t len, int n, int populate, int flags,
                      pci_clear_fn fn)
 {
@@ -153,6 +156,8 @@ static int run_split(char *addr, size_t len, int n, int populate, int flags,
         int have = ensure_workers(n - 1); /* fewer if creation failed */
         if (have < n - 1)
             n = have + 1;
+        if (n == 1 && !populate)
+            fn = pci_clear_for(len);
     }
     char *end = addr + len, *p = addr;
     for (int i = 0; i < n; i++) {
@@ -195,12 +200,15 @@ int pc_clear_parallel(void *addr, size_t len, int nthreads)
     if (rc != 0 || len == 0)
         return rc;
     int n = threads_for(len, nthreads);
-    pci_clear_fn fn = pci_clear_for(len);
     if (n == 1) {
-        fn(addr, len);
+        pci_clear_for(len)(addr, len);
         return 0;
     }
-    return run_split(addr, len, n, 0, 0, fn);
+    /* Several threads share the memory bandwidth and each other's caches:
+     * from parallel_nt_threshold the shares stream (the parallel plan);
+     * below it, pc_clear's choice for the whole extent. */
+    const struct pci_plan *p = pci_plan_of(PCI_PLAN_PARALLEL);
+    return run_split(addr, len, n, 0, 0, p->fn[pci_plan_slot(p, len)]);
 }
 
 int pc_populate(void *addr, size_t len, int nthreads, int flags)

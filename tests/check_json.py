@@ -3,10 +3,11 @@
 
 Uses only the standard library: it interprets the subset of JSON Schema the
 schema file uses (type, required, properties, additionalProperties, enum,
-minimum, items), and checks the statistics are consistent with each other.
+minimum, pattern, items), and checks the statistics are consistent with each other.
 Usage: check_json.py SCHEMA JSONFILE [--expect WORKLOAD ...]
 """
 import json
+import re
 import sys
 
 TYPES = {"array": list, "object": dict, "string": str, "integer": int,
@@ -24,6 +25,8 @@ def check(value, schema, path):
             raise ValueError(f"{path}: {value!r} is not {kinds}")
     if "enum" in schema and value not in schema["enum"]:
         raise ValueError(f"{path}: {value!r} not in {schema['enum']}")
+    if "pattern" in schema and isinstance(value, str) and not re.search(schema["pattern"], value):
+        raise ValueError(f"{path}: {value!r} does not match {schema['pattern']}")
     if "minimum" in schema and isinstance(value, (int, float)) and value < schema["minimum"]:
         raise ValueError(f"{path}: {value} < {schema['minimum']}")
     if isinstance(value, dict):

@@ -23,6 +23,13 @@ expect 2 "unknown function" mem clear -s 1M -f nope
 expect 2 "invalid page size" mem clear -s 1M -p 3MB
 expect 2 "needs a value" mem clear -s
 expect 2 "unknown option" mem clear --bogus
+expect 2 "invalid state" mem clear -s 1M --cache lukewarm
+expect 2 "needs a value" mem clear -s 1M --cache
+expect 2 "-v applies to memset" mem clear -s 1M -v 7
+expect 2 "not a whole number" mem memset -s 1M -v 256
+expect 2 "not a whole number" mem memset -s 1M -v -1
+expect 2 "stores only zeros" mem memset -s 1M -f pc_clear
+expect 2 "stores only zeros" mem memset -s 1M -f pc_clear_cold
 expect 2 "not a whole number" mem clear -s 1M -l 0
 expect 2 "not a whole number" mem clear -s 1M -n x
 expect 2 "-s SIZE is required" mmap

@@ -28,11 +28,39 @@ step "mem clear -f all --json"
 $check "$tmp/mem.json" --expect clear || bad "mem JSON"
 n_fns=$(python3 -c "import json,sys; print(len(json.load(open('$tmp/mem.json'))))")
 n_sup=$("$bin" list | grep -vc "not supported")
-[ "$n_fns" -eq $((n_sup + 3)) ] || bad "mem -f all gave $n_fns records for $n_sup primitives + 3"
+[ "$n_fns" -eq $((n_sup + 4)) ] || bad "mem -f all gave $n_fns records for $n_sup primitives + 4"
+
+step "mem --cache cold|use and memset's stores"
+for c in cold use; do
+  "$bin" mem clear -s 64KB -f all -n 2 --cache $c --json > "$tmp/mem-$c.json" || bad "mem --cache $c exit $?"
+  $check "$tmp/mem-$c.json" --expect clear || bad "mem --cache $c JSON"
+  python3 - "$tmp/mem-$c.json" $c <<'PY' || bad "mem --cache $c records"
+import json, sys
+recs = json.load(open(sys.argv[1]))
+assert all(r["cache"] == sys.argv[2] and r["stores"] == "zero" for r in recs), recs[0]
+assert {"pc_clear", "pc_clear_cold", "pc_clear_batched", "glibc"} <= {r["function"] for r in recs}
+PY
+done
+"$bin" mem memset -s 64KB -n 2 --json > "$tmp/memset.json" || bad "memset exit $?"
+python3 - "$tmp/memset.json" <<'PY' || bad "memset records"
+import json, sys
+recs = json.load(open(sys.argv[1]))
+assert [r["function"] for r in recs] == ["glibc"] and recs[0]["stores"] == "loop-index", recs
+PY
+"$bin" mem memset -s 64KB -f all -v 0x5a -n 2 --json > "$tmp/memset5a.json" 2>/dev/null &&
+  bad "-v takes a decimal byte, 0x5a should be refused"
+"$bin" mem memset -s 64KB -f all -v 90 -n 2 --json > "$tmp/memset5a.json" || bad "memset -v exit $?"
+python3 - "$tmp/memset5a.json" <<'PY' || bad "memset -v records"
+import json, sys
+recs = json.load(open(sys.argv[1]))
+names = {r["function"] for r in recs}
+assert all(r["stores"] == "0x5a" and r["workload"] == "memset" for r in recs)
+assert "glibc" in names and not names & {"pc_clear", "pc_clear_cold", "x86-64-clzero", "aarch64-dczva"}, names
+PY
 
 step "mem memset --csv"
 "$bin" mem memset -s 64KB -f glibc -n 3 --csv > "$tmp/mem.csv" || bad "csv exit $?"
-head -1 "$tmp/mem.csv" | grep -q "^workload,function,size,chunk,page,loops,threads,unit,mean,median,min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses$" || bad "csv header"
+head -1 "$tmp/mem.csv" | grep -q "^workload,function,size,chunk,page,loops,threads,unit,mean,median,min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses,cache,stores,verdict$" || bad "csv header"
 [ "$(wc -l < "$tmp/mem.csv")" -eq 2 ] || bad "csv rows"
 grep -q "^memset,glibc,65536,0,4KB," "$tmp/mem.csv" || bad "csv row content"
 
@@ -63,7 +91,7 @@ grep -q "^parallel,pc_clear_parallel,.*,1,GB/s" "$tmp/par.csv" || bad "parallel 
 
 step "info and list"
 "$bin" info > "$tmp/info.txt" || bad "info exit $?"
-for k in "cpu:" "features used:" "caches:" "pc_clear uses:" "glibc:" "hugetlb pages:" "thp:" "preemption:" "hw counters:"; do
+for k in "cpu:" "features used:" "caches:" "pc_clear uses:" "pc_clear_cold uses:" "cold clear:" "parallel clear:" "profile:" "glibc:" "hugetlb pages:" "thp:" "preemption:" "hw counters:"; do
     grep -q "^$k" "$tmp/info.txt" || bad "info lacks '$k'"
 done
 for name in generic x86-64-unrolled x86-64-stosq x86-64-stosb x86-64-avx2 x86-64-avx512 \

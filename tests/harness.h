@@ -75,8 +75,20 @@ static inline void pat_fill(char *p, size_t n)
         p[i] = (char)pat(i);
 }
 
-/* Check p[0..n) holds the pattern except [z0, z1), which must be zero.
+/* Check p[0..n) holds the pattern except [z0, z1), which must hold byte.
  * Returns the first bad offset, or SIZE_MAX if all is as expected. */
+static inline size_t pat_check_byte(const char *p, size_t n, size_t z0, size_t z1,
+                                    unsigned char byte)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char want = (i >= z0 && i < z1) ? byte : pat(i);
+        if ((unsigned char)p[i] != want)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+/* As pat_check_byte, for zeros in [z0, z1). */
 static inline size_t pat_check(const char *p, size_t n, size_t z0, size_t z1)
 {
     for (size_t i = 0; i < n; i++) {

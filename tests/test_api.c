@@ -8,7 +8,7 @@
 #include "harness.h"
 
 static const char *const table_names[] = {
-#define PCI_IMPL(id, name, arch, req, feat, cache, desc) name,
+#define PCI_IMPL(id, name, arch, req, feat, cache, stores, desc) name,
 #include "impl.def"
 #undef PCI_IMPL
 };

@@ -4,9 +4,7 @@
  * own environment and reads back what the child reports and prints on
  * stderr.
  */
-#include <sys/wait.h>
-
-#include "harness.h"
+#include "child.h"
 
 /* Child mode: report what the library decided. */
 static int child(void)
@@ -17,71 +15,30 @@ static int child(void)
            pc_selected(100), pc_selected((size_t)1 << 30),
            pc_selected_temporal((size_t)1 << 30), pc_default_unit(),
            h.forced ? h.forced : "-");
+    printf("vector_max=%zu\nnt=%zu\ncold_nt=%zu\nparallel_nt=%zu\n", h.vector_max,
+           h.nt_threshold, h.cold_nt_threshold, h.parallel_nt_threshold);
+    printf("cold_64k=%s\ncold_large=%s\n", pc_selected_cold((size_t)64 << 10),
+           pc_selected_cold((size_t)1 << 30));
     /* The library's behaviour must follow what it reports. */
     static char buf[8192];
     pat_fill(buf, sizeof(buf));
     CHECK_EQ(pc_clear(buf + 1, sizeof(buf) - 2), 0);
     CHECK_EQ(pat_check(buf, sizeof(buf), 1, sizeof(buf) - 1), SIZE_MAX);
+    pat_fill(buf, sizeof(buf));
+    CHECK_EQ(pc_clear_cold(buf + 3, sizeof(buf) - 5), 0);
+    CHECK_EQ(pat_check(buf, sizeof(buf), 3, sizeof(buf) - 2), SIZE_MAX);
     return 0;
 }
 
-struct result {
-    char out[1024];
-    char err[2048];
-};
-
-static void slurp(int fd, char *dst, size_t cap)
-{
-    size_t n = 0;
-    ssize_t r;
-    while (n + 1 < cap && (r = read(fd, dst + n, cap - 1 - n)) > 0)
-        n += (size_t)r;
-    dst[n] = '\0';
-    close(fd);
-}
-
-/* Run the child with up to two "NAME=VALUE" settings (NULL: none). Under
- * an emulator (cross builds set PC_TEST_EMULATOR, e.g. qemu-aarch64 -L
- * ...) the child is started through it. */
+/* Run the child with up to two "NAME=VALUE" settings (NULL: none). */
 static void run2(const char *self, const char *env_kv, const char *env_kv2,
                  struct result *res)
 {
-    int out[2], err[2];
-    CHECK(pipe(out) == 0 && pipe(err) == 0);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        close(out[0]);
-        close(err[0]);
-        unsetenv("PAGECLEAR_IMPL");
-        unsetenv("PAGECLEAR_UNIT");
-        unsetenv("PAGECLEAR_VECTOR_MAX");
-        unsetenv("PAGECLEAR_NT_THRESHOLD");
-        unsetenv("PAGECLEAR_QUIET");
-        if (env_kv != NULL)
-            putenv((char *)env_kv);
-        if (env_kv2 != NULL)
-            putenv((char *)env_kv2);
-        if (getenv("PC_TEST_EMULATOR") != NULL)
-            execl("/bin/sh", "sh", "-c", "exec $PC_TEST_EMULATOR \"$0\" child", self,
-                  (char *)NULL);
-        else
-            execl(self, self, "child", (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    close(err[1]);
-    slurp(err[0], res->err, sizeof(res->err)); /* small: no pipe deadlock */
-    slurp(out[0], res->out, sizeof(res->out));
-    int st;
-    CHECK(waitpid(pid, &st, 0) == pid);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "child with %s failed:\n%s%s\n", env_kv ? env_kv : "(none)",
-                res->out, res->err);
-        exit(1);
-    }
+    const char *env[] = {env_kv, env_kv2, NULL};
+    (void)self;
+    if (env_kv == NULL)
+        env[0] = env_kv2;
+    child_run(env, res);
 }
 
 static void run(const char *self, const char *env_kv, struct result *res)
@@ -91,18 +48,57 @@ static void run(const char *self, const char *env_kv, struct result *res)
 
 static const char *field(const struct result *r, const char *key, char *buf, size_t n)
 {
-    const char *p = strstr(r->out, key);
-    CHECK(p != NULL);
-    p += strlen(key);
-    CHECK(*p == '=');
-    p++;
-    size_t k = 0;
-    while (p[k] && p[k] != '\n' && k + 1 < n) {
-        buf[k] = p[k];
-        k++;
+    return child_field(r, key, buf, n);
+}
+
+static int has_nt_stores(void)
+{
+    struct pc_impl_info in;
+    int id = pc_impl_find("x86-64-avx2-nt");
+    return id >= 0 && pc_impl_get((size_t)id, &in) == 0 && in.supported;
+}
+
+/* The cold and parallel thresholds and "never" for the non-temporal
+ * variables. */
+static void test_thresholds(const char *self, const struct result *base)
+{
+    char a[64], b[64], never[32];
+    struct result r;
+    snprintf(never, sizeof(never), "%zu", SIZE_MAX);
+    run(self, "PAGECLEAR_COLD_NT_THRESHOLD=8M", &r);
+    CHECK(r.err[0] == '\0');
+    CHECK(strcmp(field(&r, "cold_nt", a, sizeof(a)), "8388608") == 0);
+    /* Below the cold threshold the cold clear is pc_clear's choice. */
+    CHECK(strcmp(field(&r, "cold_64k", a, sizeof(a)),
+                 pc_selected((size_t)64 << 10)) == 0);
+    CHECK(strcmp(field(&r, "nt", a, sizeof(a)), field(base, "nt", b, sizeof(b))) == 0);
+    run(self, "PAGECLEAR_COLD_NT_THRESHOLD=64K", &r);
+    if (has_nt_stores()) /* from it, streaming stores */
+        CHECK(strstr(field(&r, "cold_64k", a, sizeof(a)), "-nt") != NULL);
+    run(self, "PAGECLEAR_COLD_NT_THRESHOLD=never", &r);
+    CHECK(r.err[0] == '\0');
+    CHECK(strcmp(field(&r, "cold_nt", a, sizeof(a)), never) == 0);
+    CHECK(strcmp(field(&r, "cold_large", a, sizeof(a)), field(&r, "large", b, sizeof(b))) == 0);
+    run(self, "PAGECLEAR_PARALLEL_NT_THRESHOLD=512M", &r);
+    CHECK(strcmp(field(&r, "parallel_nt", a, sizeof(a)), "536870912") == 0);
+    run(self, "PAGECLEAR_PARALLEL_NT_THRESHOLD=Never", &r);
+    CHECK(r.err[0] == '\0');
+    CHECK(strcmp(field(&r, "parallel_nt", a, sizeof(a)), never) == 0);
+    run(self, "PAGECLEAR_NT_THRESHOLD=never", &r);
+    CHECK(r.err[0] == '\0');
+    CHECK(strstr(field(&r, "large", a, sizeof(a)), "-nt") == NULL);
+    CHECK(strcmp(field(&r, "nt", a, sizeof(a)), never) == 0);
+    /* Bad values: one warning each, nothing changed. vector_max takes no
+     * "never"; 0 is no threshold for streaming. */
+    const char *bad[] = {"PAGECLEAR_VECTOR_MAX=never", "PAGECLEAR_COLD_NT_THRESHOLD=0",
+                         "PAGECLEAR_PARALLEL_NT_THRESHOLD=soon",
+                         "PAGECLEAR_COLD_NT_THRESHOLD=nevermore"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        run(self, bad[i], &r);
+        CHECK_EQ(child_err_lines(&r), 1);
+        CHECK(strncmp(strstr(r.err, "PAGECLEAR_"), bad[i], strcspn(bad[i], "=")) == 0);
+        CHECK(strcmp(r.out, base->out) == 0);
     }
-    buf[k] = '\0';
-    return buf;
 }
 
 int main(int argc, char **argv)
@@ -110,10 +106,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "child") == 0)
         return child();
 
-    static char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    CHECK(n > 0);
-    self[n] = '\0';
+    const char *self = child_self();
     char a[64], b[64];
     struct result base, r;
     run(self, NULL, &base);
@@ -190,6 +183,8 @@ int main(int argc, char **argv)
     run2(self, "PAGECLEAR_QUIET=1", "PAGECLEAR_IMPL=warp-drive", &r);
     CHECK(r.err[0] == '\0');
     CHECK(strcmp(r.out, base.out) == 0);
+
+    test_thresholds(self, &base);
 
     puts("ok");
     return 0;

@@ -4,7 +4,11 @@
  * byte around it keeps its pattern. Lengths 0..1024 at alignments 0..63
  * and 4096-i, extents ending flush against a guard page, random lengths
  * up to 8 MiB, and a 256 MiB extent for the large-extent primitives.
+ * The fill twins (pc_impl_fill, perf's memset workload) the same way with
+ * non-zero bytes, and refused where the instruction only zeroes.
  */
+#include <errno.h>
+
 #include "harness.h"
 
 #define SMALL_MAX 1024
@@ -16,9 +20,17 @@
 
 typedef int (*clear_fn)(size_t which, void *p, size_t n);
 
+/* The byte the function under test stores: 0 for the clears. */
+static unsigned char fill_byte;
+
 static int via_impl(size_t which, void *p, size_t n)
 {
     return pc_impl_clear(which, p, n);
+}
+
+static int via_fill(size_t which, void *p, size_t n)
+{
+    return pc_impl_fill(which, p, n, fill_byte);
 }
 
 static int via_pc_clear(size_t which, void *p, size_t n)
@@ -41,7 +53,7 @@ static void one(const char *name, clear_fn fn, size_t which, struct guarded *g,
     size_t wlen = w1 - w0;
     pat_fill(w, wlen);
     CHECK_EQ(fn(which, g->lo + off, len), 0);
-    size_t bad = pat_check(w, wlen, off - w0, off - w0 + len);
+    size_t bad = pat_check_byte(w, wlen, off - w0, off - w0 + len, fill_byte);
     if (bad != SIZE_MAX) {
         fprintf(stderr, "%s: wrong byte at window offset %zu (dst offset %zu, len %zu)\n",
                 name, bad, off, len);
@@ -103,6 +115,53 @@ int main(void)
          * ones: pc_clear_batched may hand any of them a 32 MiB unit. */
         run(in.name, via_impl, i, 1);
         tested++;
+        /* Its fill twin with bytes whose halves differ (a byte-order slip
+         * shows) and with every bit set; zero-only ones refuse and write
+         * nothing. */
+        static const unsigned char bytes[] = {0x5a, 0xff, 0x01};
+        char label[64];
+        for (size_t b = 0; b < sizeof(bytes); b++) {
+            fill_byte = bytes[b];
+            struct guarded g;
+            guarded_alloc(&g, TEST_PAGE);
+            pat_fill(g.lo, g.len);
+            int rc = pc_impl_fill(i, g.lo + 1, 100, fill_byte);
+            if (rc == -ENOTSUP) {
+                CHECK(strcmp(in.name, "x86-64-clzero") == 0 ||
+                      strcmp(in.name, "aarch64-dczva") == 0);
+                CHECK_EQ(pat_check(g.lo, g.len, 0, 0), SIZE_MAX);
+                guarded_free(&g);
+                fill_byte = 0;
+                printf("ok   %s refuses to fill with 0x%02x\n", in.name, bytes[b]);
+                break;
+            }
+            CHECK_EQ(rc, 0);
+            guarded_free(&g);
+            snprintf(label, sizeof(label), "%s fill 0x%02x", in.name, fill_byte);
+            run(label, via_fill, i, 0);
+        }
+        fill_byte = 0;
+    }
+    /* Bad input to the fill: nothing written, the documented errors. */
+    {
+        struct guarded g;
+        guarded_alloc(&g, TEST_PAGE);
+        pat_fill(g.lo, g.len);
+        CHECK_EQ(pc_impl_fill(0, g.lo, 10, 256), -EINVAL);
+        CHECK_EQ(pc_impl_fill(0, g.lo, 10, -1), -EINVAL);
+        CHECK_EQ(pc_impl_fill(pc_impl_count(), g.lo, 10, 1), -ENOENT);
+        CHECK_EQ(pc_impl_fill(0, NULL, 10, 1), -EINVAL);
+        CHECK_EQ(pc_impl_fill(0, (void *)(UINTPTR_MAX - 10), 100, 1), -EOVERFLOW);
+        CHECK_EQ(pc_impl_fill(0, g.lo, 0, 1), 0);
+        CHECK_EQ(pat_check(g.lo, g.len, 0, 0), SIZE_MAX);
+        for (size_t i = 0; i < pc_impl_count(); i++) {
+            struct pc_impl_info in;
+            CHECK_EQ(pc_impl_get(i, &in), 0);
+            if (!in.supported)
+                CHECK_EQ(pc_impl_fill(i, g.lo, 10, 1), -ENOTSUP);
+        }
+        CHECK_EQ(pat_check(g.lo, g.len, 0, 0), SIZE_MAX);
+        guarded_free(&g);
     }
     run("pc_clear", via_pc_clear, 0, 1);
     run("pc_clear_cold", via_pc_clear_cold, 0, 1);

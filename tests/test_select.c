@@ -7,25 +7,53 @@
 #include "harness.h"
 #include "pci.h"
 
-static void check_plan_matches(const struct pci_cpu *c, const struct pci_thresholds *t,
-                               int temporal)
+static void check_plan_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
+                            enum pci_plan_kind kind)
 {
     struct pci_plan p;
-    pci_plan_build(c, t, -1, temporal, &p);
+    pci_plan_build_kind(c, t, -1, kind, &p);
     CHECK(p.n >= 1 && p.n <= PCI_PLAN_MAX);
     CHECK_EQ(p.upto[p.n - 1], SIZE_MAX);
-    size_t probes[] = {0, 1, 63, 64, 255, 256, 4095, 4096, t->vector_max - 1,
-                       t->vector_max, t->vector_max + 1, t->nt_threshold - 1,
-                       t->nt_threshold, t->nt_threshold + 1, (size_t)1 << 30,
-                       SIZE_MAX - 1};
-    for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+    const size_t edges[] = {t->vector_max, t->nt_threshold, t->cold_nt_threshold,
+                            t->parallel_nt_threshold, 4 * c->zva_block};
+    size_t probes[4 + 3 * 5 + 2] = {0, 1, 4095, 4096};
+    size_t np = 4;
+    for (size_t i = 0; i < 5; i++) {
+        probes[np++] = edges[i] - 1;
+        probes[np++] = edges[i];
+        probes[np++] = edges[i] + 1;
+    }
+    probes[np++] = (size_t)1 << 30;
+    probes[np++] = SIZE_MAX - 1;
+    for (size_t i = 0; i < np; i++) {
         size_t len = probes[i];
         if (len == SIZE_MAX) /* no extent that long passes the range check */
             continue;
         size_t slot = pci_plan_slot(&p, len);
         CHECK(slot < p.n);
-        CHECK_EQ(p.id[slot], pci_select(c, t, len, temporal));
+        CHECK_EQ(p.id[slot], pci_select_kind(c, t, kind, len));
         CHECK(p.fn[slot] == pci_impls[p.id[slot]].fn);
+    }
+    for (size_t i = 1; i < p.n; i++) /* ranges merged: neighbours differ */
+        CHECK(p.id[i] != p.id[i - 1] && p.upto[i] > p.upto[i - 1]);
+}
+
+static void check_plan_matches(const struct pci_cpu *c, const struct pci_thresholds *t,
+                               int temporal)
+{
+    struct pci_plan p, q;
+    pci_plan_build(c, t, -1, temporal, &p);
+    pci_plan_build_kind(c, t, -1, temporal ? PCI_PLAN_TEMPORAL : PCI_PLAN_CLEAR, &q);
+    CHECK_EQ(p.n, q.n);
+    for (size_t i = 0; i < p.n; i++)
+        CHECK(p.upto[i] == q.upto[i] && p.id[i] == q.id[i] && p.fn[i] == q.fn[i]);
+    for (int k = 0; k < PCI_NPLANS; k++)
+        check_plan_kind(c, t, (enum pci_plan_kind)k);
+    /* CLEAR and TEMPORAL are the plain selector. */
+    for (int shift = 0; shift < 40; shift++) {
+        size_t len = (size_t)1 << shift;
+        CHECK_EQ(pci_select_kind(c, t, PCI_PLAN_CLEAR, len), pci_select(c, t, len, 0));
+        CHECK_EQ(pci_select_kind(c, t, PCI_PLAN_TEMPORAL, len), pci_select(c, t, len, 1));
     }
 }
 
@@ -45,12 +73,13 @@ static void test_x86_subsets(void)
             struct pci_thresholds t;
             pci_default_thresholds(&c, &t);
             for (int shift = 0; shift < 34; shift++)
-                for (int temporal = 0; temporal < 2; temporal++) {
-                    int id = pci_select(&c, &t, (size_t)1 << shift, temporal);
+                for (int k = 0; k < PCI_NPLANS; k++) {
+                    int id = pci_select_kind(&c, &t, (enum pci_plan_kind)k,
+                                             (size_t)1 << shift);
                     if (pci_impls[id].fn != NULL) /* compiled here */
                         CHECK(pci_impl_runnable(&c, id));
                     CHECK((pci_impls[id].required & ~c.features) == 0);
-                    if (temporal)
+                    if (k == PCI_PLAN_TEMPORAL)
                         CHECK(pci_impls[id].cache != PC_CACHE_NONTEMPORAL);
                 }
             check_plan_matches(&c, &t, 0);
@@ -90,6 +119,105 @@ static void test_x86_policy(void)
     CHECK_EQ(pci_select(&amd, &t, (size_t)1 << 32, 0), PCI_ID_x86_stosb);
 }
 
+/* The defaults of the cold and parallel thresholds: cold streams from the
+ * end of the vector range where vector NT stores exist, never elsewhere;
+ * parallel follows pc_clear's NT threshold. */
+static void test_cold_parallel_defaults(void)
+{
+    struct pci_thresholds t;
+    struct pci_cpu amd = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2 | PCI_F_AVX512,
+                          .vendor = PCI_VENDOR_AMD, .llc_size = (size_t)32 << 20};
+    pci_default_thresholds(&amd, &t);
+    CHECK_EQ(t.cold_nt_threshold, t.vector_max);
+    CHECK_EQ(t.parallel_nt_threshold, t.nt_threshold);
+    CHECK_EQ(t.nt_threshold, SIZE_MAX);
+    /* pc_clear keeps rep stosb on AMD; the cold clear streams past the
+     * vector range, and the parallel one follows pc_clear. */
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, 100), PCI_ID_x86_avx512);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, t.vector_max - 1), PCI_ID_x86_avx512);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, t.vector_max), PCI_ID_x86_avx512_nt);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, (size_t)1 << 30), PCI_ID_x86_avx512_nt);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_PARALLEL, (size_t)1 << 30), PCI_ID_x86_stosb);
+
+    struct pci_cpu intel = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2,
+                            .vendor = PCI_VENDOR_INTEL, .llc_size = (size_t)260 << 20};
+    pci_default_thresholds(&intel, &t);
+    CHECK_EQ(t.cold_nt_threshold, t.vector_max);
+    CHECK_EQ(t.parallel_nt_threshold, t.nt_threshold);
+    CHECK(t.nt_threshold != SIZE_MAX);
+    CHECK_EQ(pci_select_kind(&intel, &t, PCI_PLAN_COLD, (size_t)1 << 20), PCI_ID_x86_avx2_nt);
+    CHECK_EQ(pci_select_kind(&intel, &t, PCI_PLAN_PARALLEL, t.nt_threshold),
+             PCI_ID_x86_avx2_nt);
+    CHECK_EQ(pci_select_kind(&intel, &t, PCI_PLAN_PARALLEL, t.nt_threshold - 1),
+             PCI_ID_x86_stosb);
+
+    /* No vector NT stores: the cold clear never streams. */
+    struct pci_cpu old = {.features = PCI_F_X86_64 | PCI_F_ERMS, .vendor = PCI_VENDOR_INTEL};
+    pci_default_thresholds(&old, &t);
+    CHECK_EQ(t.cold_nt_threshold, SIZE_MAX);
+    struct pci_cpu arm = {.features = PCI_F_AARCH64 | PCI_F_DCZVA, .vendor = PCI_VENDOR_ARM,
+                          .zva_block = 64};
+    pci_default_thresholds(&arm, &t);
+    CHECK_EQ(t.cold_nt_threshold, SIZE_MAX);
+    CHECK_EQ(pci_select_kind(&arm, &t, PCI_PLAN_COLD, 1 << 20), PCI_ID_a64_dczva);
+}
+
+/* The cold and parallel selectors: cache-allocating stores below their
+ * own threshold, streaming from it, wherever it lies against the others
+ * (pc_clear's nt_threshold does not reach them). */
+static void test_cold_parallel_policy(void)
+{
+    struct pci_cpu c = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX512,
+                        .vendor = PCI_VENDOR_INTEL};
+    struct pci_thresholds t = {.vector_max = 32 << 10, .nt_threshold = 1 << 20,
+                               .cold_nt_threshold = 8 << 20,
+                               .parallel_nt_threshold = SIZE_MAX};
+    /* Above pc_clear's NT threshold but below its own: temporal, while
+     * pc_clear streams there. */
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 2 << 20), PCI_ID_x86_stosb);
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_CLEAR, 2 << 20), PCI_ID_x86_avx512_nt);
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 8 << 20), PCI_ID_x86_avx512_nt);
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 512 << 10), PCI_ID_x86_stosb);
+    /* Never: the cache-allocating choice everywhere. */
+    for (int shift = 0; shift < 40; shift++)
+        CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_PARALLEL, (size_t)1 << shift),
+                 pci_select(&c, &t, (size_t)1 << shift, 1));
+    /* A threshold inside the vector range streams from there. */
+    t.cold_nt_threshold = 4 << 10;
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, (4 << 10) - 1), PCI_ID_x86_avx512);
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 4 << 10), PCI_ID_x86_avx512_nt);
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 16 << 10), PCI_ID_x86_avx512_nt);
+    /* The parallel threshold below pc_clear's. */
+    t.nt_threshold = SIZE_MAX;
+    t.parallel_nt_threshold = 256 << 20;
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_PARALLEL, (256 << 20) - 1), PCI_ID_x86_stosb);
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_PARALLEL, 256 << 20), PCI_ID_x86_avx512_nt);
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_CLEAR, 256 << 20), PCI_ID_x86_stosb);
+
+    /* Every order of the four thresholds (and dc zva on arm64) yields a
+     * plan that fits and agrees with the selector. */
+    const size_t vals[] = {0, 4096, 32 << 10, 1 << 20, 16 << 20, SIZE_MAX};
+    const size_t nv = sizeof(vals) / sizeof(vals[0]);
+    struct pci_cpu cpus[] = {
+        c,
+        {.features = PCI_F_X86_64 | PCI_F_AVX2, .vendor = PCI_VENDOR_AMD},
+        {.features = PCI_F_AARCH64 | PCI_F_DCZVA, .vendor = PCI_VENDOR_ARM, .zva_block = 64},
+        {0},
+    };
+    for (size_t ci = 0; ci < sizeof(cpus) / sizeof(cpus[0]); ci++)
+        for (size_t a = 0; a < nv; a++)
+            for (size_t b = 0; b < nv; b++)
+                for (size_t d = 0; d < nv; d++)
+                    for (size_t e = 0; e < nv; e++) {
+                        struct pci_thresholds x = {vals[a], vals[b], vals[d], vals[e]};
+                        if (x.vector_max == SIZE_MAX || x.nt_threshold == 0 ||
+                            x.cold_nt_threshold == 0 || x.parallel_nt_threshold == 0)
+                            continue; /* not values the library accepts */
+                        for (int k = 0; k < PCI_NPLANS; k++)
+                            check_plan_kind(&cpus[ci], &x, (enum pci_plan_kind)k);
+                    }
+}
+
 static void test_other_arches(void)
 {
     struct pci_thresholds t;
@@ -122,12 +250,20 @@ static void test_forced(void)
     pci_plan_build(&c, &t, PCI_ID_x86_avx2_nt, 1, &p);
     for (size_t i = 0; i < p.n; i++)
         CHECK(pci_impls[p.id[i]].cache != PC_CACHE_NONTEMPORAL);
+    /* The cold and parallel plans are forced as pc_clear's is. */
+    for (int k = PCI_PLAN_COLD; k <= PCI_PLAN_PARALLEL; k++) {
+        pci_plan_build_kind(&c, &t, PCI_ID_x86_stosq, (enum pci_plan_kind)k, &p);
+        CHECK_EQ(p.n, 1);
+        CHECK_EQ(p.id[0], PCI_ID_x86_stosq);
+    }
 }
 
 int main(void)
 {
     test_x86_subsets();
     test_x86_policy();
+    test_cold_parallel_defaults();
+    test_cold_parallel_policy();
     test_other_arches();
     test_forced();
     /* The live plan agrees with the selector on this host. */

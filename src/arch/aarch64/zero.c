@@ -25,20 +25,24 @@ void pci_clear_a64_dczva(void *dst, size_t len)
     pci_clear_a64_stp(p, len & (block - 1));
 }
 
-/* Four stp xzr, xzr per 64 bytes; any remainder through pci_clear_bytes. */
-void pci_clear_a64_stp(void *dst, size_t len)
+/* Four stp pairs per 64 bytes; any remainder through pci_set_bytes. The
+ * "rZ" constraint lets the clear (pattern 0) store xzr itself. */
+static inline __attribute__((always_inline)) void stp_body(void *dst, size_t len,
+                                                           uint64_t pattern)
 {
     if (len < 64 + 15) { /* not one whole 64-byte step after aligning */
-        pci_clear_bytes(dst, len);
+        pci_set_bytes(dst, len, pattern);
         return;
     }
-    char *p = pci_clear_head(dst, &len, 16);
+    char *p = pci_set_head(dst, &len, 16, pattern);
     for (size_t n = len / 64; n; n--, p += 64)
-        __asm__ volatile("stp xzr, xzr, [%0]\n\t"
-                         "stp xzr, xzr, [%0, #16]\n\t"
-                         "stp xzr, xzr, [%0, #32]\n\t"
-                         "stp xzr, xzr, [%0, #48]"
-                         : : "r"(p) : "memory");
-    pci_clear_bytes(p, len & 63);
+        __asm__ volatile("stp %x1, %x1, [%0]\n\t"
+                         "stp %x1, %x1, [%0, #16]\n\t"
+                         "stp %x1, %x1, [%0, #32]\n\t"
+                         "stp %x1, %x1, [%0, #48]"
+                         : : "r"(p), "rZ"(pattern) : "memory");
+    pci_set_bytes(p, len & 63, pattern);
 }
+
+PCI_ZERO_AND_FILL(a64_stp, stp_body, )
 #endif

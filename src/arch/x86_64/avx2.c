@@ -11,11 +11,12 @@
 
 #define PCI_V 32
 #define PCI_VTYPE __m256i
-#define PCI_VZERO _mm256_setzero_si256
+#define PCI_VSET1 _mm256_set1_epi64x
 #define PCI_VSTOREU _mm256_storeu_si256
 #define PCI_VSTORE _mm256_store_si256
 #define PCI_VSTREAM _mm256_stream_si256
 #define PCI_VTARGET "avx2"
 #define PCI_VNAME(s) pci_clear_x86_avx2##s
+#define PCI_VFILLNAME(s) pci_fill_x86_avx2##s
 #include "vector_store.h"
 #endif

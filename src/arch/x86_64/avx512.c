@@ -11,11 +11,12 @@
 
 #define PCI_V 64
 #define PCI_VTYPE __m512i
-#define PCI_VZERO _mm512_setzero_si512
+#define PCI_VSET1 _mm512_set1_epi64
 #define PCI_VSTOREU _mm512_storeu_si512
 #define PCI_VSTORE _mm512_store_si512
 #define PCI_VSTREAM _mm512_stream_si512
 #define PCI_VTARGET "avx512f"
 #define PCI_VNAME(s) pci_clear_x86_avx512##s
+#define PCI_VFILLNAME(s) pci_fill_x86_avx512##s
 #include "vector_store.h"
 #endif

@@ -53,6 +53,19 @@ static size_t cache_leaf_llc(unsigned leaf)
     return best;
 }
 
+/* Display family, model and stepping from leaf 1 eax (SDM vol. 2A,
+ * CPUID, "Version Information"): the extended family is added only when
+ * the base family is 0xF, and the extended model is prefixed when the
+ * family is 6 or 0xF; other families use the base fields alone. */
+static void identify(unsigned eax, struct pci_cpu *cpu)
+{
+    unsigned stepping = eax & 0xf, model = (eax >> 4) & 0xf, family = (eax >> 8) & 0xf;
+    unsigned ext_model = (eax >> 16) & 0xf, ext_family = (eax >> 20) & 0xff;
+    cpu->stepping = stepping;
+    cpu->family = family == 0xf ? family + ext_family : family;
+    cpu->model = (family == 6 || family == 0xf) ? (ext_model << 4) + model : model;
+}
+
 void pci_cpu_detect(struct pci_cpu *cpu)
 {
     unsigned a, b, c, d, max, maxext;
@@ -73,6 +86,7 @@ void pci_cpu_detect(struct pci_cpu *cpu)
     if (max >= 1) {
         __cpuid(1, a, b, ecx1, d);
         cpu->hypervisor = (ecx1 & LEAF1_ECX_HYPERVISOR) != 0;
+        identify(a, cpu);
     }
     uint64_t xcr0 = (ecx1 & LEAF1_ECX_OSXSAVE) ? read_xcr0() : 0;
     int os_avx = (ecx1 & LEAF1_ECX_AVX) && (xcr0 & XCR0_AVX_STATE) == XCR0_AVX_STATE;

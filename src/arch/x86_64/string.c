@@ -7,11 +7,15 @@
 #if defined(__x86_64__)
 #include "pci.h"
 
+/* The bodies below store a pattern (pci_pattern); PCI_ZERO_AND_FILL makes
+ * the clear (pattern 0) and the fill twin of each. */
+#define PCI_STRING_BODY static inline __attribute__((always_inline)) void
+
 /* Eight 8-byte stores per 64-byte line, the kernel's baseline clear_page
  * shape. The head up to 8-byte alignment and the tail go byte by byte. */
-void pci_clear_x86_unrolled(void *dst, size_t len)
+PCI_STRING_BODY unrolled_body(void *dst, size_t len, uint64_t pattern)
 {
-    char *p = pci_clear_head(dst, &len, 8);
+    char *p = pci_set_head(dst, &len, 8, pattern);
 
     size_t lines = len / 64;
     if (lines) {
@@ -28,7 +32,7 @@ void pci_clear_x86_unrolled(void *dst, size_t len)
                          "decq %1\n\t"
                          "jnz 1b"
                          : "+r"(p), "+r"(lines)
-                         : "r"((uint64_t)0)
+                         : "r"(pattern)
                          : "memory");
     }
     len &= 63;
@@ -40,34 +44,38 @@ void pci_clear_x86_unrolled(void *dst, size_t len)
                          "decq %1\n\t"
                          "jnz 1b"
                          : "+r"(p), "+r"(words)
-                         : "r"((uint64_t)0)
+                         : "r"(pattern)
                          : "memory");
     }
-    pci_clear_bytes(p, len & 7);
+    pci_set_bytes(p, len & 7, pattern);
 }
 
 /* rep stosq over the 8-byte aligned body; head and tail byte by byte. */
-void pci_clear_x86_stosq(void *dst, size_t len)
+PCI_STRING_BODY stosq_body(void *dst, size_t len, uint64_t pattern)
 {
-    char *p = pci_clear_head(dst, &len, 8);
+    char *p = pci_set_head(dst, &len, 8, pattern);
 
     size_t words = len / 8;
     __asm__ volatile("rep stosq"
                      : "+D"(p), "+c"(words)
-                     : "a"((uint64_t)0)
+                     : "a"(pattern)
                      : "memory");
-    pci_clear_bytes(p, len & 7);
+    pci_set_bytes(p, len & 7, pattern);
 }
 
 /* One rep stosb over the whole extent: the CPU sees the full length, which
  * is what lets it stop allocating cache lines for LLC-sized extents. */
-void pci_clear_x86_stosb(void *dst, size_t len)
+PCI_STRING_BODY stosb_body(void *dst, size_t len, uint64_t pattern)
 {
     __asm__ volatile("rep stosb"
                      : "+D"(dst), "+c"(len)
-                     : "a"(0)
+                     : "a"((unsigned char)pattern)
                      : "memory");
 }
+
+PCI_ZERO_AND_FILL(x86_unrolled, unrolled_body, )
+PCI_ZERO_AND_FILL(x86_stosq, stosq_body, )
+PCI_ZERO_AND_FILL(x86_stosb, stosb_body, )
 
 /* clzero zeroes the whole 64-byte line holding the address in rax. It is
  * weakly ordered like non-temporal stores (AMD APM vol. 3), hence the

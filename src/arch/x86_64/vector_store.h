@@ -3,14 +3,16 @@
  * avx2.c and avx512.c with their own vector type and intrinsics:
  *   PCI_V            bytes per vector
  *   PCI_VTYPE        the vector type
- *   PCI_VZERO()      a zero vector
+ *   PCI_VSET1(x)     a vector with the 64-bit x in every lane
  *   PCI_VSTOREU/STORE/STREAM(p, v)  unaligned, aligned, non-temporal store
  *   PCI_VTARGET      the target attribute string
  *   PCI_VNAME(s)     the function name for suffix s
+ *   PCI_VFILLNAME(s) the fill twin's name for suffix s
  *
  * Lengths below one vector go to pci_clear_bytes. Otherwise an unaligned
  * store covers the head and one ending at dst + len the tail; beyond two
- * vectors an aligned loop covers the body between them. The overlap is harmless (every store writes zeros) and
+ * vectors an aligned loop covers the body between them. The overlap is
+harmless (every store writes the same pattern) and
  * nothing reaches outside [dst, dst + len). Non-temporal stores need aligned
  * addresses, so only the body streams; sfence orders the streamed lines
  * before the function returns.
@@ -20,13 +22,15 @@
 /* nt is a constant at both call sites below: always_inline makes two
  * specialised copies, with no branch left in the loop. */
 __attribute__((target(PCI_VTARGET), always_inline)) static inline void
-PCI_VNAME(_body)(void *dst, size_t len, const int nt)
+PCI_VNAME(_body)(void *dst, size_t len, uint64_t pattern, const int nt)
 {
     if (len < PCI_V) {
-        pci_clear_bytes(dst, len);
+        pci_set_bytes(dst, len, pattern);
         return;
     }
-    const PCI_VTYPE z = PCI_VZERO();
+    /* For the clears pattern is a constant 0 and this folds to a zeroing
+     * idiom. */
+    const PCI_VTYPE z = PCI_VSET1((long long)pattern);
     char *p = dst, *end = p + len;
     PCI_VSTOREU(PCI_VP(p), z);
     PCI_VSTOREU(PCI_VP(end - PCI_V), z);
@@ -52,12 +56,24 @@ PCI_VNAME(_body)(void *dst, size_t len, const int nt)
 
 __attribute__((target(PCI_VTARGET))) void PCI_VNAME()(void *dst, size_t len)
 {
-    PCI_VNAME(_body)(dst, len, 0);
+    PCI_VNAME(_body)(dst, len, 0, 0);
 }
 
 __attribute__((target(PCI_VTARGET))) void PCI_VNAME(_nt)(void *dst, size_t len)
 {
-    PCI_VNAME(_body)(dst, len, 1);
+    PCI_VNAME(_body)(dst, len, 0, 1);
+}
+
+__attribute__((target(PCI_VTARGET))) void PCI_VFILLNAME()(void *dst, size_t len,
+                                                         uint64_t pattern)
+{
+    PCI_VNAME(_body)(dst, len, pattern, 0);
+}
+
+__attribute__((target(PCI_VTARGET))) void PCI_VFILLNAME(_nt)(void *dst, size_t len,
+                                                            uint64_t pattern)
+{
+    PCI_VNAME(_body)(dst, len, pattern, 1);
 }
 
 #undef PCI_VP

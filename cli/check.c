@@ -1,0 +1,311 @@
+/*
+ * check.c - `pageclear check`: does the selection in force pick the best
+ * primitive on this machine? pc_clear, pc_clear_batched and pc_clear_cold
+ * against every primitive the host runs and the C library's memset, from
+ * 4 KiB to 1 GiB (4 GiB where memory allows), in the three cache states,
+ * interleaved. Each library function is judged in the states its contract
+ * serves: pc_clear and pc_clear_batched in `use` (the caller is about to
+ * touch the memory) and `warm`, pc_clear_cold in `cold`. The verdict is
+ * `ok` within the tolerance of the fastest primitive, else `short`, naming
+ * the faster primitive and the profile line that would make the selection
+ * pick it. Exit 0 whenever it ran: a short verdict is a finding, not a
+ * failure.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define KIB ((size_t)1 << 10)
+#define MIB ((size_t)1 << 20)
+#define GIB ((size_t)1 << 30)
+
+/* The issue that defines the check: within 5% of the best primitive; in
+ * `warm`, pc_clear (chosen on `use`) must not lose badly: within 10%. */
+#define TOL_CONTRACT 0.05
+#define TOL_WARM 0.10
+/* Each run clears at least this much: ~2-10 ms at 15-60 GB/s, long enough
+ * for the clock, short enough for 14 functions x 3 states x 11 sizes. */
+#define BYTES_PER_RUN (128 * MIB)
+#define DEFAULT_RUNS 7
+
+enum role { ROLE_CLEAR, ROLE_BATCHED, ROLE_COLD, ROLE_OTHER };
+
+struct check {
+    struct cli_fn fns[CLI_MAX_FNS];
+    enum role role[CLI_MAX_FNS];
+    size_t nfn;
+    size_t sizes[CLI_GRID_MAX_SIZES];
+    size_t nsize;
+    unsigned long runs;
+    enum cli_format fmt;
+    int quick;
+};
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: pageclear check [--quick] [-n RUNS] [--json|--csv]\n"
+            "  pc_clear, pc_clear_batched and pc_clear_cold against every primitive\n"
+            "  and the C library's memset, 4KiB..1GiB (4GiB where memory allows),\n"
+            "  in the cache states warm, cold and use; a verdict per size and state.\n"
+            "  --quick     5 sizes up to 256MiB, 3 runs (a check that it works)\n"
+            "  -n RUNS     interleaved runs per measurement (default %d)\n",
+            DEFAULT_RUNS);
+    return CLI_EXIT_USAGE;
+}
+
+/* Profile syntax for a size: the library's parser takes KiB/MiB/GiB. */
+static const char *profile_size(size_t v, char *buf, size_t n)
+{
+    return cli_fmt_size(v, buf, n);
+}
+
+static int cache_of(const char *name)
+{
+    int i = pc_impl_find(name);
+    struct pc_impl_info in;
+    if (i < 0 || pc_impl_get((size_t)i, &in) != 0)
+        return -1;
+    return (int)in.cache;
+}
+
+/* Which profile line would make the function in `role` run `faster` at
+ * size s (or why none would). The selection is read from the library, not
+ * re-derived: what it runs now at s, what it streams with, and what its
+ * cache-allocating plan runs at s. */
+static void fix_line(enum role role, size_t s, const char *faster, char *out, size_t n)
+{
+    char a[32];
+    const char *now = role == ROLE_COLD ? pc_selected_cold(s) : pc_selected(s);
+    const char *key = role == ROLE_COLD ? "cold_nt_threshold" : "nt_threshold";
+    /* What the selection streams with: pc_clear_cold's choice for an
+     * extent larger than any threshold. */
+    const char *streams = pc_selected_cold((size_t)1 << 46);
+    int fc = cache_of(faster), nc = cache_of(now);
+    struct pc_host h;
+    pc_host_get(&h);
+    int x86 = strstr(h.features, "x86-64") != NULL; /* vector_max is x86's */
+    if (strcmp(faster, now) == 0) {
+        snprintf(out, n, "it runs %s itself: the gap is call overhead or noise", now);
+    } else if (fc == PC_CACHE_NONTEMPORAL && nc != PC_CACHE_NONTEMPORAL) {
+        if (strcmp(faster, streams) == 0)
+            snprintf(out, n, "profile: %s = %s", key, profile_size(s, a, sizeof(a)));
+        else
+            snprintf(out, n, "no profile line: the selection streams with %s", streams);
+    } else if (fc != PC_CACHE_NONTEMPORAL && nc == PC_CACHE_NONTEMPORAL) {
+        if (strcmp(faster, pc_selected_temporal(s)) == 0)
+            snprintf(out, n, "profile: %s = %s", key, profile_size(2 * s, a, sizeof(a)));
+        else
+            snprintf(out, n, "no profile line: below its threshold it runs %s",
+                     pc_selected_temporal(s));
+    } else if (!x86) {
+        /* elsewhere the small-extent boundary is the dc zva block, not a
+         * tunable */
+        snprintf(out, n, "no profile line: the selection's boundary here is not tunable");
+    } else if (role != ROLE_COLD && strcmp(faster, pc_selected_temporal(64)) == 0 &&
+               strcmp(now, pc_selected_temporal(64)) != 0) {
+        /* the small-extent (vector) choice, above vector_max */
+        snprintf(out, n, "profile: vector_max = %s", profile_size(2 * s, a, sizeof(a)));
+    } else if (role != ROLE_COLD && strcmp(now, pc_selected_temporal(64)) == 0 &&
+               strcmp(faster, pc_selected_temporal((size_t)1 << 46)) == 0) {
+        snprintf(out, n, "profile: vector_max = %s", profile_size(s, a, sizeof(a)));
+    } else {
+        snprintf(out, n, "no profile line: the selection does not use %s here", faster);
+    }
+}
+
+static int parse(int argc, char **argv, struct check *c)
+{
+    c->runs = DEFAULT_RUNS;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (cli_parse_format(argv[i], &c->fmt))
+            continue;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return usage(), -2;
+        if (strcmp(argv[i], "--quick") == 0) {
+            c->quick = 1;
+            continue;
+        }
+        static const struct cli_opt spec[] = {{'n', "--runs"}, {0, NULL}};
+        if (cli_opt_value(spec, "check", argc, argv, &i, &v) < 0)
+            return usage(), -1;
+        if (cli_uint("-n", v, 1, 1000, &c->runs) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void sizes(struct check *c)
+{
+    size_t avail = cli_mem_available();
+    if (c->quick) {
+        const size_t q[] = {4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB, 256 * MIB};
+        for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+            c->sizes[c->nsize++] = q[i];
+        if (c->runs > 3)
+            c->runs = 3;
+        return;
+    }
+    /* 4 KiB .. 1 GiB by fours; 4 GiB where 10 GiB are free (the region and
+     * everyone else on the machine both need room). */
+    for (size_t s = 4 * KIB; s <= GIB; s *= 4)
+        c->sizes[c->nsize++] = s;
+    if (avail >= 10 * GIB)
+        c->sizes[c->nsize++] = 4 * GIB;
+}
+
+static void header(const struct check *c)
+{
+    struct pc_host h;
+    char tun[2048];
+    pc_host_get(&h);
+    printf("# pageclear check: pc_clear, pc_clear_batched, pc_clear_cold against every "
+           "primitive and the C library's memset\n");
+    printf("# %s on %s family %u model %u stepping %u (%s)%s\n", pc_version(), h.vendor,
+           h.family, h.model, h.stepping, h.features, h.hypervisor ? ", under a hypervisor" : "");
+    printf("# profile: %s%s%s\n", *h.profile ? h.profile : "none",
+           *h.profile_status ? ": " : "", h.profile_status);
+    printf("# memset: %s", cli_libc_version());
+    if (cli_libc_tunables(tun, sizeof(tun)) > 0) {
+        printf("; its tunables (ld.so --list-tunables):\n");
+        for (char *l = strtok(tun, "\n"); l != NULL; l = strtok(NULL, "\n"))
+            printf("#   %s\n", l);
+    } else {
+        printf(" (no tunables listed)\n");
+    }
+    printf("# GB/s (10^9 B/s), median of %lu interleaved runs. Verdicts: pc_clear and "
+           "pc_clear_batched in use (within %.0f%%) and warm (within %.0f%%), pc_clear_cold "
+           "in cold (within %.0f%%) of the fastest primitive.\n",
+           c->runs, 100 * TOL_CONTRACT, 100 * TOL_WARM, 100 * TOL_CONTRACT);
+}
+
+/* Verdict for function fi at size si in state cs, or NULL if the state is
+ * not its contract's. Counts shorts in *shorts. */
+static const char *verdict(const struct check *c, const struct cli_grid *g, size_t si,
+                           enum cli_cache cs, size_t fi, char *buf, size_t n, int *shorts)
+{
+    enum role r = c->role[fi];
+    double tol;
+    if ((r == ROLE_CLEAR || r == ROLE_BATCHED) && cs == CLI_CACHE_USE)
+        tol = TOL_CONTRACT;
+    else if ((r == ROLE_CLEAR || r == ROLE_BATCHED) && cs == CLI_CACHE_WARM)
+        tol = TOL_WARM;
+    else if (r == ROLE_COLD && cs == CLI_CACHE_COLD)
+        tol = TOL_CONTRACT;
+    else
+        return NULL;
+    size_t best = SIZE_MAX;
+    for (size_t f = 0; f < c->nfn; f++)
+        if (c->fns[f].kind >= 0 &&
+            (best == SIZE_MAX || cli_grid_at(g, si, cs, f)->median >
+                                     cli_grid_at(g, si, cs, best)->median))
+            best = f;
+    if (best == SIZE_MAX)
+        return NULL;
+    double mine = cli_grid_at(g, si, cs, fi)->median;
+    double top = cli_grid_at(g, si, cs, best)->median;
+    double gap = top > 0 ? 1 - mine / top : 0;
+    if (gap <= tol) {
+        snprintf(buf, n, "ok (%+.0f%%)", -100 * gap);
+        return buf;
+    }
+    char fix[160];
+    fix_line(r, c->sizes[si], c->fns[best].name, fix, sizeof(fix));
+    snprintf(buf, n, "short: %s is %.0f%% faster; %s", c->fns[best].name,
+             100 * (top / mine - 1), fix);
+    (*shorts)++;
+    return buf;
+}
+
+static void table(const struct check *c, const struct cli_grid *g, enum cli_cache cs,
+                  struct cli_records *rs, int *shorts)
+{
+    char a[32], vb[CLI_MAX_FNS][200];
+    if (c->fmt == CLI_FMT_DEFAULT) {
+        printf("\n## %s: %s\n", cli_cache_name(cs), cli_cache_what(cs));
+        printf("%-7s %-26s %8s %8s %8s %8s  %-26s %s\n", "size", "pc_clear uses", "pc_clear",
+               "batched", "cold", "memset", "fastest primitive", "verdict");
+    }
+    for (size_t si = 0; si < c->nsize; si++) {
+        size_t s = c->sizes[si];
+        size_t best = SIZE_MAX;
+        const char *vd[CLI_MAX_FNS] = {0};
+        for (size_t f = 0; f < c->nfn; f++) {
+            if (c->fns[f].kind >= 0 &&
+                (best == SIZE_MAX || cli_grid_at(g, si, cs, f)->median >
+                                         cli_grid_at(g, si, cs, best)->median))
+                best = f;
+            vd[f] = verdict(c, g, si, cs, f, vb[f], sizeof(vb[f]), shorts);
+            struct cli_record r = {"check", c->fns[f].name, "4KB", s, 0, g->loops[si], 1,
+                                   "GB/s", *cli_grid_at(g, si, cs, f), NULL,
+                                   cli_cache_name(cs), "zero", vd[f]};
+            cli_records_add(rs, &r);
+        }
+        if (c->fmt != CLI_FMT_DEFAULT)
+            continue;
+        double m[4] = {0};
+        for (size_t f = 0; f < c->nfn; f++) {
+            int col = c->role[f] == ROLE_CLEAR     ? 0
+                      : c->role[f] == ROLE_BATCHED ? 1
+                      : c->role[f] == ROLE_COLD    ? 2
+                      : c->fns[f].kind == CLI_FN_GLIBC ? 3 : -1;
+            if (col >= 0)
+                m[col] = cli_grid_at(g, si, cs, f)->median;
+        }
+        char fastest[64];
+        snprintf(fastest, sizeof(fastest), "%s %.2f",
+                 best == SIZE_MAX ? "-" : c->fns[best].name,
+                 best == SIZE_MAX ? 0 : cli_grid_at(g, si, cs, best)->median);
+        printf("%-7s %-26s %8.2f %8.2f %8.2f %8.2f  %-26s", cli_fmt_size(s, a, sizeof(a)),
+               cs == CLI_CACHE_COLD ? pc_selected_cold(s) : pc_selected(s), m[0], m[1], m[2],
+               m[3], fastest);
+        int first = 1;
+        for (size_t f = 0; f < c->nfn; f++)
+            if (vd[f] != NULL) {
+                printf("%s%s %s", first ? " " : "; ", c->role[f] == ROLE_BATCHED ? "batched"
+                                                      : c->role[f] == ROLE_COLD  ? "cold"
+                                                                                 : "pc_clear",
+                       vd[f]);
+                first = 0;
+            }
+        printf("\n");
+    }
+}
+
+int cli_check(int argc, char **argv)
+{
+    struct check c = {0};
+    int rc = parse(argc, argv, &c);
+    if (rc == -2)
+        return 0;
+    if (rc != 0)
+        return CLI_EXIT_USAGE;
+    sizes(&c);
+    c.nfn = cli_fn_list(c.fns, CLI_MAX_FNS, CLI_FNS_ALL);
+    for (size_t f = 0; f < c.nfn; f++)
+        c.role[f] = c.fns[f].kind == CLI_FN_PC_CLEAR     ? ROLE_CLEAR
+                    : c.fns[f].kind == CLI_FN_PC_BATCHED ? ROLE_BATCHED
+                    : c.fns[f].kind == CLI_FN_PC_COLD    ? ROLE_COLD
+                                                         : ROLE_OTHER;
+    struct cli_grid g = {.fns = c.fns, .nfn = c.nfn, .sizes = c.sizes, .nsize = c.nsize,
+                         .states = 7, .runs = c.runs, .bytes_per_run = BYTES_PER_RUN};
+    if (c.fmt == CLI_FMT_DEFAULT)
+        header(&c);
+    if (cli_grid_run(&g, "check") != 0)
+        return CLI_EXIT_RUNTIME;
+    static struct cli_records rs;
+    int shorts = 0;
+    const enum cli_cache order[] = {CLI_CACHE_USE, CLI_CACHE_COLD, CLI_CACHE_WARM};
+    for (size_t i = 0; i < 3; i++)
+        table(&c, &g, order[i], &rs, &shorts);
+    if (c.fmt == CLI_FMT_DEFAULT)
+        printf("\n%d short verdict%s: %s\n", shorts, shorts == 1 ? "" : "s",
+               shorts ? "see the profile lines above, or run 'pageclear tune'"
+                      : "the selection in force is within tolerance everywhere");
+    else
+        cli_records_print(stdout, c.fmt, &rs);
+    cli_grid_free(&g);
+    return 0;
+}

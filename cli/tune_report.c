@@ -1,0 +1,136 @@
+/*
+ * tune_report.c - what `pageclear tune` prints and writes: the table
+ * behind each threshold with the choice and its reason, the records for
+ * --json/--csv, and the profile file, written whole or not at all.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ---- reporting ------------------------------------------------------------ */
+
+const char *cli_thr_str(size_t v, char *buf, size_t n)
+{
+    return v == SIZE_MAX ? "never" : cli_fmt_size(v, buf, n);
+}
+
+/* Print what a decision rests on and what it chose, against the built-in
+ * default; add the measurements to the records. */
+void cli_tune_report(struct cli_records *rs, enum cli_format fmt, unsigned long runs,
+                     const char *key, const char *an, const char *bn,
+                     const struct cli_xover *x, const struct cli_decision *d, size_t dflt,
+                     unsigned long threads)
+{
+    char s1[32], s2[32];
+    for (size_t i = 0; i < x->n; i++)
+        for (int c = 0; c < CLI_NCACHE; c++) {
+            if (x->tol[c] <= 0)
+                continue;
+            for (int f = 0; f < 2; f++) {
+                struct cli_stats st = {.median = f ? x->b[i][c] : x->a[i][c],
+                                       .mean = f ? x->b[i][c] : x->a[i][c],
+                                       .stdev_pct = f ? x->b_sd[i][c] : x->a_sd[i][c],
+                                       .n = runs};
+                st.min = st.max = st.p99 = st.median;
+                struct cli_record r = {"tune", f ? bn : an, "4KB", x->sizes[i], 0, 1, threads,
+                                       "GB/s", st, NULL, cli_cache_name((enum cli_cache)c),
+                                       "zero", NULL};
+                cli_records_add(rs, &r);
+            }
+        }
+    if (fmt != CLI_FMT_DEFAULT)
+        return;
+    printf("\n## %s: %s below, %s from it%s (GB/s, median ± %%stdev of %lu runs)\n", key, an,
+           bn, threads > 1 ? " (all cores at once)" : "", runs);
+    printf("%-8s", "size");
+    for (int c = 0; c < CLI_NCACHE; c++)
+        if (x->tol[c] > 0)
+            printf("  %-33s", cli_cache_name((enum cli_cache)c));
+    printf("\n");
+    for (size_t i = x->first; i < x->n; i++) {
+        printf("%-8s", cli_fmt_size(x->sizes[i], s1, sizeof(s1)));
+        for (int c = 0; c < CLI_NCACHE; c++)
+            if (x->tol[c] > 0)
+                printf("  %7.2f ±%3.0f%% vs %7.2f ±%3.0f%% %s", x->a[i][c], x->a_sd[i][c],
+                       x->b[i][c], x->b_sd[i][c],
+                       x->b[i][c] > x->a[i][c] ? "(b)" : "(a)");
+        printf("%s\n", x->sizes[i] == d->threshold ? "   <- threshold" : "");
+    }
+    size_t wi;
+    int wc;
+    double dl = cli_xover_loss(x, dflt, &wi, &wc);
+    printf("chose %s = %s: worst loss %.1f%%", key, cli_thr_str(d->threshold, s1, sizeof(s1)),
+           100 * d->worst_loss);
+    if (d->worst_state >= 0 && d->worst_loss > 0)
+        printf(" (%s, %s)", cli_cache_name((enum cli_cache)d->worst_state),
+               cli_fmt_size(x->sizes[d->worst_index], s2, sizeof(s2)));
+    printf("; the built-in %s would lose %.1f%%", cli_thr_str(dflt, s2, sizeof(s2)), 100 * dl);
+    if (wc >= 0 && dl > 0)
+        printf(" (%s, %s)", cli_cache_name((enum cli_cache)wc),
+               cli_fmt_size(x->sizes[wi], s1, sizeof(s1)));
+    printf("\n");
+    if (d->ambiguous)
+        printf("ambiguous: other thresholds come within the noise (runs spread ±%.1f%%); "
+               "took the one that loses least if the noise hid the truth\n",
+               d->noise_pct);
+}
+
+/* ---- the profile ------------------------------------------------------------ */
+
+int cli_profile_path(char *buf, size_t n)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (xdg != NULL && *xdg == '/')
+        snprintf(buf, n, "%s/pageclear/profile", xdg);
+    else if (home != NULL && *home == '/')
+        snprintf(buf, n, "%s/.config/pageclear/profile", home);
+    else
+        return -1;
+    return 0;
+}
+
+/* mkdir -p of path's directory. */
+static int make_parent(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return 0;
+}
+
+/* Write text to path through a temporary file and rename, so a reader
+ * never sees half a profile. */
+int cli_write_file(const char *path, const char *text)
+{
+    char tmp[4200];
+    if (make_parent(path) != 0) {
+        cli_error("cannot create the directory of '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        cli_error("cannot write '%s': %s", tmp, strerror(errno));
+        return -1;
+    }
+    int bad = fputs(text, f) < 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        cli_error("cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
