@@ -42,6 +42,7 @@ prefix="$(pwd)/build-test/prefix"
 rm -rf "$prefix"
 cmake --install build-test/gcc-release --prefix "$prefix" >/dev/null
 if ! scripts/check_install.sh "$prefix"; then failed+=("install"); fi
+if ! scripts/test_rust.sh "$prefix"; then failed+=("rust"); fi
 if [ ${#failed[@]} -ne 0 ]; then
   echo "test.sh: FAILED in: ${failed[*]}"
   exit 1
