@@ -2,8 +2,9 @@
 # The Rust crates (rust/): formatting, clippy, unit/integration/doc tests of
 # both crates with the library built from source; the same tests with the
 # `pkg-config` feature against an installed libpageclear (shared, then
-# static); and `cargo package` of pageclear-sys, whose packaged crate must
-# build and pass its tests on its own.
+# static); and `cargo package` of both crates (pageclear verified against
+# the packaged pageclear-sys), whose packaged -sys crate must build and pass
+# its tests on its own.
 # Usage: scripts/test_rust.sh [PREFIX]
 #   PREFIX: a `cmake --install` prefix to test the pkg-config feature with
 #   (scripts/test.sh passes build-test/prefix); without it one is made.
@@ -33,6 +34,7 @@ export CARGO_TERM_COLOR=never
 # are CMake's -Werror business (the crate builds without -Werror).
 cargo fmt --all --check
 cargo clippy --locked --workspace --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --workspace --no-deps
 cargo test --locked --workspace
 
 # --- pkg-config feature against an installed library -----------------------
@@ -85,8 +87,8 @@ while read -r exe; do
 done < <(PAGECLEAR_STATIC=1 executables)
 
 # --- the packaged -sys crate carries and builds the C sources -------------
-echo "--- cargo package -p pageclear-sys"
-cargo package --locked -p pageclear-sys --allow-dirty
+echo "--- cargo package (both crates; pageclear verified against the packaged pageclear-sys)"
+cargo package --locked --workspace --allow-dirty
 crate="target/package/pageclear-sys-$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1).crate"
 unpacked="$(mktemp -d)"
 trap 'rm -rf "$unpacked"' EXIT
