@@ -80,7 +80,8 @@ static long read_profile(const char *path, char *buf, char *why, size_t whylen)
 }
 
 /* The user's profile path per the XDG base directory rules: an absolute
- * $XDG_CONFIG_HOME, else $HOME/.config. 0 if neither gives one. */
+ * $XDG_CONFIG_HOME, else an absolute $HOME/.config (as `pageclear tune`
+ * writes it). 0 if neither gives one. */
 static int user_path(char *out, size_t size)
 {
     /* secure_getenv: a set-user-ID program must not be pointed at files
@@ -90,7 +91,7 @@ static int user_path(char *out, size_t size)
     int n;
     if (xdg != NULL && xdg[0] == '/')
         n = snprintf(out, size, "%s/pageclear/profile", xdg);
-    else if (home != NULL && home[0] != '\0')
+    else if (home != NULL && home[0] == '/')
         n = snprintf(out, size, "%s/.config/pageclear/profile", home);
     else
         return 0;

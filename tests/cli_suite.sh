@@ -13,11 +13,11 @@ check="python3 $src/tests/check_json.py $schema"
 
 step "default suite, --quick --json"
 "$bin" --quick --json > "$tmp/suite.json" || bad "suite exit $?"
-$check "$tmp/suite.json" --expect units fault hint latency pool parallel || bad "suite JSON"
+$check "$tmp/suite.json" --expect units fault hint latency pool parallel states fill || bad "suite JSON"
 
 step "default suite, --quick tables"
 "$bin" bench --quick > "$tmp/suite.txt" || bad "suite tables exit $?"
-for h in "## 1." "## 2." "## 3." "## 4." "## 5." "## 6." "GB/s"; do
+for h in "## 1." "## 2." "## 3." "## 4." "## 5." "## 6." "## 7. Cache state" "## 8. Zero" "GB/s"; do
     grep -q -- "$h" "$tmp/suite.txt" || bad "table output lacks '$h'"
 done
 cr=$(printf '\r')
