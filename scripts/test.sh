@@ -47,6 +47,8 @@ if ! scripts/check_install.sh "$prefix"; then failed+=("install"); fi
 echo "=== Debian packages"; if ! scripts/test_deb.sh; then failed+=("deb"); fi
 # The Python package: pip install . in a fresh venv, then pytest.
 echo "=== Python"; if ! scripts/test_python.sh; then failed+=("python"); fi
+# The Rust crates: fmt, clippy, tests (also through pkg-config), packaging.
+if ! scripts/test_rust.sh "$prefix"; then failed+=("rust"); fi
 if [ ${#failed[@]} -ne 0 ]; then
   echo "test.sh: FAILED in: ${failed[*]}"
   exit 1

@@ -69,6 +69,12 @@ pub use host::{
 };
 pub use pool::{Backing, Policy, Pool, PoolBox, PoolOptions, PoolStats};
 
+// The user guide's examples run as doc tests (in the repository only: the
+// packaged crate does not carry docs/).
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/rust.md")]
+struct UserGuide;
+
 /// The page unit of the library's page-grid operations (the hint
 /// neighbourhood, batching units, pool allocations): 4 KiB everywhere.
 ///
