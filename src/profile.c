@@ -11,7 +11,7 @@
  *   vendor      cpuid vendor, e.g. AuthenticAMD; arm64    (required)
  *   cpu         FAMILY.MODEL.STEPPING, decimal; 0.0.0 off x86-64 (required)
  *   features    the features the selection uses, as pc_host.features
- *               (compared as a set)                       (required)
+ *               (compared as a set; empty for none)       (required)
  *   llc         last-level cache size, as pc_host.llc_size (required)
  *   hypervisor  0 or 1                                    (required)
  *   vector_max, nt_threshold, cold_nt_threshold, parallel_nt_threshold
@@ -21,16 +21,11 @@
  * The parser reads only text[0, len), copies each line into a bounded
  * buffer first and answers every input with 0 or one documented errno.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <strings.h>
 
 #include "profile.h"
 
@@ -162,8 +157,10 @@ static int split(char *line, char **key, char **val)
     *val = trim(eq + 1);
     if (**key == '\0')
         return -2;
+    /* ASCII by hand: the caller's locale must not change what a key is. */
     for (const char *k = *key; *k; k++)
-        if (!isalnum((unsigned char)*k) && *k != '_' && *k != '-' && *k != '.')
+        if (!(*k >= 'a' && *k <= 'z') && !(*k >= 'A' && *k <= 'Z') &&
+            !(*k >= '0' && *k <= '9') && *k != '_' && *k != '-' && *k != '.')
             return -2;
     return 0;
 }
@@ -421,7 +418,9 @@ int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t, char *wh
         if (p.line_of[k] != 0)
             return fail(&p, -EINVAL, "line %zu: duplicate key '%s' (first on line %zu)",
                         p.lineno, pci_profile_keys[k], p.line_of[k]);
-        if (*val == '\0')
+        /* features is a set, and a CPU without any (the portable build)
+         * has the empty one; every other key needs a value. */
+        if (*val == '\0' && k != PCI_K_FEATURES)
             return fail(&p, -EINVAL, "line %zu: no value for %s", p.lineno, pci_profile_keys[k]);
         p.line_of[k] = p.lineno;
         if ((rc = parse_value(&p, (enum pci_profile_key)k, val)) != 0)
