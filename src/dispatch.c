@@ -1,7 +1,9 @@
 /*
  * dispatch.c - choosing the primitive: a pure selector from CPU features,
- * thresholds and extent length, the thresholds' defaults, and the
- * PAGECLEAR_IMPL override on top.
+ * thresholds and extent length (one per plan kind: pc_clear, the hint's
+ * cache-allocating stores, pc_clear_cold, pc_clear_parallel), the
+ * thresholds' defaults with the profile and the PAGECLEAR_* variables on
+ * top, and the PAGECLEAR_IMPL override over all.
  */
 #include <pthread.h>
 
