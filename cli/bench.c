@@ -8,6 +8,8 @@
  *   4. latency against throughput: time per unit for 2, 8, 32 MiB, whole
  *   5. init_on_alloc: zeroed 2 MiB allocations, page-at-a-time to pool
  *   6. clear and populate scaling from one thread to all cores
+ *   7. the cache state: warm, cold and use, 4 KiB to the main extent
+ *   8. zero against a non-zero byte with the same primitives
  * Tables go to stdout; --json/--csv print every measurement as a record
  * instead; --plot DIR also writes DIR/results.json and PNG charts.
  */
@@ -423,7 +425,9 @@ int cli_bench(int argc, char **argv)
     if (hint_table(&s) != 0 || latency_table(&s) != 0)
         return CLI_EXIT_RUNTIME;
     if (cli_pool_bench(s.size / (2 * MIB), s.runs, s.fmt, 5, &saved) != 0 ||
-        cli_parallel_bench(s.size, s.runs, s.fmt, 6, &saved) != 0)
+        cli_parallel_bench(s.size, s.runs, s.fmt, 6, &saved) != 0 ||
+        cli_states_table(s.size, s.runs, s.fmt, 7, &saved) != 0 ||
+        cli_fill_table(s.size, s.runs, s.fmt, 8, &saved) != 0)
         return CLI_EXIT_RUNTIME;
     if (!tables(&s))
         cli_records_print(stdout, s.fmt, &saved);

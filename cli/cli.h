@@ -173,6 +173,8 @@ struct cli_fn {
     char name[48];
     int kind;     /* CLI_FN_PC_*, CLI_FN_GLIBC, or a primitive index */
     size_t chunk; /* one call per chunk bytes; 0: one call per pass */
+    int byte;     /* 1..255: store this byte whatever the target says (the
+                     suite's zero-against-fill table); 0: the target's */
 };
 struct cli_counts {
     int available;
@@ -227,6 +229,8 @@ struct cli_xover {
     size_t n;
     const size_t *sizes;   /* ascending */
     size_t first;          /* candidates: sizes[first..n-1], and never */
+    size_t dflt;           /* the built-in threshold: kept when the
+                              measurement cannot tell it is wrong */
     double a[CLI_GRID_MAX_SIZES][CLI_NCACHE], b[CLI_GRID_MAX_SIZES][CLI_NCACHE];
     double a_sd[CLI_GRID_MAX_SIZES][CLI_NCACHE], b_sd[CLI_GRID_MAX_SIZES][CLI_NCACHE];
     double tol[CLI_NCACHE];
@@ -248,15 +252,18 @@ double cli_xover_loss(const struct cli_xover *x, size_t t, size_t *worst_index,
 /* ---- tune_report.c ---- */
 /* "never" for SIZE_MAX, else the size. */
 const char *cli_thr_str(size_t v, char *buf, size_t n);
-/* Print the table behind a threshold (a below it, b from it), the choice
- * against the built-in default dflt; add the measurements to rs. */
-void cli_tune_report(struct cli_records *rs, enum cli_format fmt, unsigned long runs,
+/* Print to f the table behind a threshold (a below it, b from it), the
+ * choice against the built-in default dflt; add the measurements to rs. */
+void cli_tune_report(FILE *f, struct cli_records *rs, enum cli_format fmt, unsigned long runs,
                      const char *key, const char *an, const char *bn,
                      const struct cli_xover *x, const struct cli_decision *d, size_t dflt,
                      unsigned long threads);
 /* The user's profile: $XDG_CONFIG_HOME/pageclear/profile, else
  * $HOME/.config/pageclear/profile; -1 if neither can be formed. */
 int cli_profile_path(char *buf, size_t n);
+/* Can path be written (its directory made if need be)? 0, or -1 after a
+ * message: checked before a long measurement, not after it. */
+int cli_check_writable(const char *path);
 /* Write text to path (parent directories made) through a temporary file
  * and a rename; 0, or -1 after a message. */
 int cli_write_file(const char *path, const char *text);
@@ -300,5 +307,11 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
                    struct cli_records *rs);
 int cli_parallel_bench(size_t size, unsigned long runs, enum cli_format fmt, int table_no,
                        struct cli_records *rs);
+/* bench_states.c: the suite's cache-state table (sizes 4 KiB .. max) and
+ * its zero-against-fill table (1 MiB and size); 0, or -1 after a message. */
+int cli_states_table(size_t max, unsigned long runs, enum cli_format fmt, int table_no,
+                     struct cli_records *rs);
+int cli_fill_table(size_t size, unsigned long runs, enum cli_format fmt, int table_no,
+                   struct cli_records *rs);
 
 #endif

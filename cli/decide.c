@@ -10,11 +10,12 @@
  * that state's tolerance (5% where the contract is judged, 10% where it
  * must only not lose badly). The lowest worst loss wins, ties going to the
  * lower sum of losses. When runs disagree by more than the candidates'
- * scores differ, the crossover is ambiguous: among the near-tied candidates
+ * scores differ, the crossover is ambiguous and tune takes the safe side:
+ * the built-in threshold if it is among the near-tied (the measurement
+ * cannot tell it is wrong, so it is not moved on noise), else among them
  * the one with the lowest worst loss under pessimistic figures (the chosen
- * primitive's median less its spread, the other's plus its spread) is
- * taken, which is the safe side: the least that can go wrong if the noise
- * hid the truth.
+ * primitive's median less its spread, the other's plus its spread): the
+ * least that can go wrong if the noise hid the truth.
  */
 #include <math.h>
 
@@ -68,9 +69,11 @@ static size_t candidate(const struct cli_xover *x, size_t k)
 
 void cli_decide(const struct cli_xover *x, struct cli_decision *d)
 {
-    size_t best = x->first, wi;
+    size_t best = x->first, wi, cells = 0;
     double best_s = HUGE_VAL, best_sum = HUGE_VAL;
     int ws;
+    for (int c = 0; c < CLI_NCACHE; c++)
+        cells += x->tol[c] > 0 ? x->n : 0;
     for (size_t k = x->first; k <= x->n; k++) {
         double sum, s = score(x, candidate(x, k), 0, &sum, &wi, &ws);
         if (s < best_s - 1e-12 || (s <= best_s + 1e-12 && sum < best_sum)) {
@@ -97,12 +100,15 @@ void cli_decide(const struct cli_xover *x, struct cli_decision *d)
     struct cli_stats st;
     cli_stats(sds, nsd, &st);
     double margin = nsd ? st.median / 100 / tol_min : 0;
+    double mean_best = cells ? best_sum / (double)cells : 0;
 
+    /* Near-tied: within the noise of the best in the worst loss and in the
+     * mean loss alike. */
     size_t near = 0, pick = best;
-    double pick_p = HUGE_VAL;
+    double pick_p = HUGE_VAL, sum;
     for (size_t k = x->first; k <= x->n; k++) {
-        double sum, s = score(x, candidate(x, k), 0, &sum, &wi, &ws);
-        if (s - best_s > margin)
+        double s = score(x, candidate(x, k), 0, &sum, &wi, &ws);
+        if (s - best_s > margin || (cells && sum / (double)cells - mean_best > margin))
             continue;
         near++;
         double p = score(x, candidate(x, k), 1, &sum, &wi, &ws);
@@ -112,6 +118,14 @@ void cli_decide(const struct cli_xover *x, struct cli_decision *d)
         }
     }
     *d = (struct cli_decision){.threshold = candidate(x, pick)};
+    /* The built-in, if the measurement could have chosen it and cannot
+     * tell it from the best. */
+    int dflt_in_range = x->dflt == SIZE_MAX || x->dflt >= candidate(x, x->first);
+    if (near > 1 && dflt_in_range) {
+        double s = score(x, x->dflt, 0, &sum, &wi, &ws);
+        if (s - best_s <= margin && (!cells || sum / (double)cells - mean_best <= margin))
+            d->threshold = x->dflt; /* not moved on noise */
+    }
     d->ambiguous = near > 1;
     d->noise_pct = nsd ? st.median : 0;
     d->worst_loss = cli_xover_loss(x, d->threshold, &d->worst_index, &d->worst_state);

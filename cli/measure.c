@@ -40,7 +40,9 @@ static double run_once(const struct cli_fn *f, struct cli_target *t, unsigned lo
     for (unsigned long l = 0; l < loops; l++) {
         char *p = cli_target_next(t);
         /* perf's memset workload stores the loop index as the byte */
-        int byte = t->fill == CLI_FILL_LOOP ? (int)(l & 0xff) : t->fill;
+        int byte = f->byte > 0                ? f->byte
+                   : t->fill == CLI_FILL_LOOP ? (int)(l & 0xff)
+                                              : t->fill;
         if (f->kind == CLI_FN_PC_BATCHED) /* one call; the library makes the units */
             (void)pc_clear_batched(p, size, &b, NULL);
         else
@@ -64,22 +66,22 @@ int cli_fn_fills(const struct cli_fn *f)
 size_t cli_fn_list(struct cli_fn *fns, size_t max, int which)
 {
     static const struct cli_fn library[] = {
-        {"pc_clear", CLI_FN_PC_CLEAR, 0},
-        {"pc_clear_batched", CLI_FN_PC_BATCHED, 0},
-        {"pc_clear_cold", CLI_FN_PC_COLD, 0},
+        {"pc_clear", CLI_FN_PC_CLEAR, 0, 0},
+        {"pc_clear_batched", CLI_FN_PC_BATCHED, 0, 0},
+        {"pc_clear_cold", CLI_FN_PC_COLD, 0, 0},
     };
     size_t n = 0;
     if ((which & CLI_FNS_LIBRARY) && !(which & CLI_FNS_FILL))
         for (size_t i = 0; i < sizeof(library) / sizeof(library[0]) && n < max; i++)
             fns[n++] = library[i];
     if ((which & CLI_FNS_GLIBC) && n < max)
-        fns[n++] = (struct cli_fn){"glibc", CLI_FN_GLIBC, 0};
+        fns[n++] = (struct cli_fn){"glibc", CLI_FN_GLIBC, 0, 0};
     for (size_t i = 0; (which & CLI_FNS_PRIMITIVES) && i < pc_impl_count() && n < max; i++) {
         struct pc_impl_info in;
         pc_impl_get(i, &in);
         if (!in.supported)
             continue;
-        fns[n] = (struct cli_fn){"", (int)i, 0};
+        fns[n] = (struct cli_fn){"", (int)i, 0, 0};
         snprintf(fns[n].name, sizeof(fns[n].name), "%s", in.name);
         if (!(which & CLI_FNS_FILL) || cli_fn_fills(&fns[n]))
             n++;

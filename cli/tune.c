@@ -258,6 +258,19 @@ static void from_grid(const struct cli_grid *g, size_t first_size, size_t n,
 static int run(struct tune *t)
 {
     uint64_t t0 = cli_now_ns();
+    static char path[4096];
+    if (t->out == NULL) {
+        if (cli_profile_path(path, sizeof(path)) != 0) {
+            cli_error("tune: neither XDG_CONFIG_HOME nor HOME is set: give -o FILE");
+            return CLI_EXIT_RUNTIME;
+        }
+        t->out = path;
+    }
+    if (strcmp(t->out, "-") != 0 && cli_check_writable(t->out) != 0)
+        return CLI_EXIT_RUNTIME;
+    /* With -o - the profile owns stdout; what tune has to say goes to
+     * stderr. */
+    FILE *rep = strcmp(t->out, "-") == 0 ? stderr : stdout;
     struct pc_tuning dflt, out;
     char s1[32], s2[32];
     pc_tuning_defaults(&dflt);
@@ -293,17 +306,17 @@ static int run(struct tune *t)
     if (t->fmt == CLI_FMT_DEFAULT) {
         struct pc_host h;
         pc_host_get(&h);
-        printf("# pageclear tune: %s, family %u model %u stepping %u, LLC %s%s; %lu runs%s\n",
+        fprintf(rep, "# pageclear tune: %s, family %u model %u stepping %u, LLC %s%s; %lu runs%s\n",
                h.vendor, h.family, h.model, h.stepping,
                h.llc_size ? cli_fmt_size(h.llc_size, s1, sizeof(s1)) : "unknown",
                h.hypervisor ? ", under a hypervisor" : "", t->runs, t->quick ? ", --quick" : "");
-        printf("# primitives: string %s%s%s%s%s\n", fns[fs].name, has_v ? ", vector " : "",
+        fprintf(rep, "# primitives: string %s%s%s%s%s\n", fns[fs].name, has_v ? ", vector " : "",
                has_v ? fns[fv].name : "", has_n ? ", streaming " : "",
                has_n ? fns[fnt].name : "");
         for (int c = 0; c < CLI_NCACHE; c++)
-            printf("# %s: %s\n", cli_cache_name((enum cli_cache)c),
+            fprintf(rep, "# %s: %s\n", cli_cache_name((enum cli_cache)c),
                    cli_cache_what((enum cli_cache)c));
-        fflush(stdout);
+        fflush(rep);
     }
     struct cli_grid g = {.fns = fns, .nfn = nfn, .sizes = sizes, .nsize = nsize,
                          .states = 7, .runs = t->runs, .bytes_per_run = BYTES_PER_RUN};
@@ -321,10 +334,11 @@ static int run(struct tune *t)
             a_fn[n++] = (int)fv;
         x = (struct cli_xover){.tol = {[CLI_CACHE_WARM] = TOL_WARM, [CLI_CACHE_USE] = TOL_CONTRACT}};
         from_grid(&g, 0, n, a_fn, fs, &x);
+        x.dflt = dflt.vector_max;
         cli_decide(&x, &d);
         /* never = vector stores over the whole span measured */
         out.vector_max = d.threshold == SIZE_MAX ? 2 * sizes[n - 1] : d.threshold;
-        cli_tune_report(&t->rs, t->fmt, t->runs, "vector_max", fns[fv].name, fns[fs].name, &x,
+        cli_tune_report(rep, &t->rs, t->fmt, t->runs, "vector_max", fns[fv].name, fns[fs].name, &x,
                         &d, dflt.vector_max, 1);
     }
     /* Below a streaming threshold the temporal choice runs: vector stores
@@ -339,16 +353,18 @@ static int run(struct tune *t)
         x = (struct cli_xover){.tol = {[CLI_CACHE_WARM] = TOL_WARM, [CLI_CACHE_USE] = TOL_CONTRACT}};
         from_grid(&g, 0, nsize, a_fn, fnt, &x);
         x.first = first;
+        x.dflt = dflt.nt_threshold;
         cli_decide(&x, &d);
         out.nt_threshold = d.threshold;
-        cli_tune_report(&t->rs, t->fmt, t->runs, "nt_threshold", "temporal", fns[fnt].name, &x,
+        cli_tune_report(rep, &t->rs, t->fmt, t->runs, "nt_threshold", "temporal", fns[fnt].name, &x,
                         &d, dflt.nt_threshold, 1);
         /* 3. cold_nt_threshold, for pc_clear_cold: cold. */
         x = (struct cli_xover){.tol = {[CLI_CACHE_COLD] = TOL_CONTRACT}};
         from_grid(&g, 0, nsize, a_fn, fnt, &x);
+        x.dflt = dflt.cold_nt_threshold;
         cli_decide(&x, &d);
         out.cold_nt_threshold = d.threshold;
-        cli_tune_report(&t->rs, t->fmt, t->runs, "cold_nt_threshold", "temporal", fns[fnt].name,
+        cli_tune_report(rep, &t->rs, t->fmt, t->runs, "cold_nt_threshold", "temporal", fns[fnt].name,
                         &x, &d, dflt.cold_nt_threshold, 1);
     } else {
         out.nt_threshold = out.cold_nt_threshold = SIZE_MAX;
@@ -373,18 +389,19 @@ static int run(struct tune *t)
         x.sizes = psizes;
         if (par_measure(t, fns[fs].kind, fns[fnt].kind, psizes, np, threads, &x) != 0)
             return CLI_EXIT_RUNTIME;
+        x.dflt = dflt.parallel_nt_threshold;
         cli_decide(&x, &d);
         out.parallel_nt_threshold = d.threshold;
-        cli_tune_report(&t->rs, t->fmt, t->runs, "parallel_nt_threshold", fns[fs].name,
+        cli_tune_report(rep, &t->rs, t->fmt, t->runs, "parallel_nt_threshold", fns[fs].name,
                         fns[fnt].name, &x, &d, dflt.parallel_nt_threshold, threads);
     } else if (t->fmt == CLI_FMT_DEFAULT) {
-        printf("\n## parallel_nt_threshold: not measured (%s); set to nt_threshold\n",
+        fprintf(rep, "\n## parallel_nt_threshold: not measured (%s); set to nt_threshold\n",
                !has_n ? "no streaming stores here" : threads < 2 ? "one CPU" : "too little memory");
     }
 
     /* The profile. */
     double secs = (double)(cli_now_ns() - t0) / 1e9;
-    char comment[1024], text[8192], path[4096];
+    char comment[1024], text[8192];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -399,13 +416,6 @@ static int run(struct tune *t)
         return CLI_EXIT_RUNTIME;
     }
     const char *dest = t->out;
-    if (dest == NULL) {
-        if (cli_profile_path(path, sizeof(path)) != 0) {
-            cli_error("tune: neither XDG_CONFIG_HOME nor HOME is set: give -o FILE");
-            return CLI_EXIT_RUNTIME;
-        }
-        dest = path;
-    }
     if (strcmp(dest, "-") == 0) {
         fputs(text, stdout);
         fflush(stdout);
@@ -414,17 +424,20 @@ static int run(struct tune *t)
     }
     if (t->fmt != CLI_FMT_DEFAULT) {
         cli_records_print(stdout, t->fmt, &t->rs);
-    } else if (strcmp(dest, "-") != 0) {
-        printf("\nchose vector_max = %s, nt_threshold = %s, cold_nt_threshold = %s, "
-               "parallel_nt_threshold = %s\n",
-               cli_thr_str(out.vector_max, s1, sizeof(s1)),
-               cli_thr_str(out.nt_threshold, s2, sizeof(s2)),
-               cli_thr_str(out.cold_nt_threshold, comment, 32),
-               cli_thr_str(out.parallel_nt_threshold, comment + 32, 32));
-        printf("wrote %s in %.0f s; the library reads it at start (PAGECLEAR_PROFILE=FILE "
-               "points elsewhere); 'pageclear check' shows what it gives\n", dest, secs);
+        fprintf(stderr, "pageclear: tune wrote %s in %.0f s\n", dest, secs);
+        return 0;
     }
-    fprintf(stderr, "pageclear: tune took %.0f s\n", secs);
+    fprintf(rep, "\nchose vector_max = %s, nt_threshold = %s, cold_nt_threshold = %s, "
+                 "parallel_nt_threshold = %s\n",
+            cli_thr_str(out.vector_max, s1, sizeof(s1)),
+            cli_thr_str(out.nt_threshold, s2, sizeof(s2)),
+            cli_thr_str(out.cold_nt_threshold, comment, 32),
+            cli_thr_str(out.parallel_nt_threshold, comment + 32, 32));
+    if (strcmp(dest, "-") != 0)
+        fprintf(rep, "wrote %s in %.0f s; the library reads it at start (PAGECLEAR_PROFILE=FILE "
+                     "points elsewhere); 'pageclear check' shows what it gives\n", dest, secs);
+    else
+        fprintf(rep, "took %.0f s\n", secs);
     return 0;
 }
 

@@ -20,7 +20,7 @@ const char *cli_thr_str(size_t v, char *buf, size_t n)
 
 /* Print what a decision rests on and what it chose, against the built-in
  * default; add the measurements to the records. */
-void cli_tune_report(struct cli_records *rs, enum cli_format fmt, unsigned long runs,
+void cli_tune_report(FILE *f, struct cli_records *rs, enum cli_format fmt, unsigned long runs,
                      const char *key, const char *an, const char *bn,
                      const struct cli_xover *x, const struct cli_decision *d, size_t dflt,
                      unsigned long threads)
@@ -44,39 +44,41 @@ void cli_tune_report(struct cli_records *rs, enum cli_format fmt, unsigned long 
         }
     if (fmt != CLI_FMT_DEFAULT)
         return;
-    printf("\n## %s: %s below, %s from it%s (GB/s, median ± %%stdev of %lu runs)\n", key, an,
+    fprintf(f, "\n## %s: %s below, %s from it%s (GB/s, median ± %%stdev of %lu runs)\n", key, an,
            bn, threads > 1 ? " (all cores at once)" : "", runs);
-    printf("%-8s", "size");
+    fprintf(f, "%-8s", "size");
     for (int c = 0; c < CLI_NCACHE; c++)
         if (x->tol[c] > 0)
-            printf("  %-33s", cli_cache_name((enum cli_cache)c));
-    printf("\n");
+            fprintf(f, "  %-33s", cli_cache_name((enum cli_cache)c));
+    fprintf(f, "\n");
     for (size_t i = x->first; i < x->n; i++) {
-        printf("%-8s", cli_fmt_size(x->sizes[i], s1, sizeof(s1)));
+        fprintf(f, "%-8s", cli_fmt_size(x->sizes[i], s1, sizeof(s1)));
         for (int c = 0; c < CLI_NCACHE; c++)
             if (x->tol[c] > 0)
-                printf("  %7.2f ±%3.0f%% vs %7.2f ±%3.0f%% %s", x->a[i][c], x->a_sd[i][c],
+                fprintf(f, "  %7.2f ±%3.0f%% vs %7.2f ±%3.0f%% %s", x->a[i][c], x->a_sd[i][c],
                        x->b[i][c], x->b_sd[i][c],
                        x->b[i][c] > x->a[i][c] ? "(b)" : "(a)");
-        printf("%s\n", x->sizes[i] == d->threshold ? "   <- threshold" : "");
+        fprintf(f, "%s\n", x->sizes[i] == d->threshold ? "   <- threshold" : "");
     }
     size_t wi;
     int wc;
     double dl = cli_xover_loss(x, dflt, &wi, &wc);
-    printf("chose %s = %s: worst loss %.1f%%", key, cli_thr_str(d->threshold, s1, sizeof(s1)),
+    fprintf(f, "chose %s = %s: worst loss %.1f%%", key, cli_thr_str(d->threshold, s1, sizeof(s1)),
            100 * d->worst_loss);
     if (d->worst_state >= 0 && d->worst_loss > 0)
-        printf(" (%s, %s)", cli_cache_name((enum cli_cache)d->worst_state),
+        fprintf(f, " (%s, %s)", cli_cache_name((enum cli_cache)d->worst_state),
                cli_fmt_size(x->sizes[d->worst_index], s2, sizeof(s2)));
-    printf("; the built-in %s would lose %.1f%%", cli_thr_str(dflt, s2, sizeof(s2)), 100 * dl);
+    fprintf(f, "; the built-in %s would lose %.1f%%", cli_thr_str(dflt, s2, sizeof(s2)), 100 * dl);
     if (wc >= 0 && dl > 0)
-        printf(" (%s, %s)", cli_cache_name((enum cli_cache)wc),
+        fprintf(f, " (%s, %s)", cli_cache_name((enum cli_cache)wc),
                cli_fmt_size(x->sizes[wi], s1, sizeof(s1)));
-    printf("\n");
+    fprintf(f, "\n");
     if (d->ambiguous)
-        printf("ambiguous: other thresholds come within the noise (runs spread ±%.1f%%); "
-               "took the one that loses least if the noise hid the truth\n",
-               d->noise_pct);
+        fprintf(f, "ambiguous: other thresholds come within the noise (runs spread ±%.1f%%); "
+               "%s\n", d->noise_pct,
+               d->threshold == dflt ? "kept the built-in, which the runs cannot fault"
+                                    : "took the one that loses least if the noise hid the "
+                                      "truth");
 }
 
 /* ---- the profile ------------------------------------------------------------ */
@@ -109,6 +111,29 @@ static int make_parent(const char *path)
     return 0;
 }
 
+static void tmp_name(const char *path, char *tmp, size_t n)
+{
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+}
+
+int cli_check_writable(const char *path)
+{
+    char tmp[4200];
+    if (make_parent(path) != 0) {
+        cli_error("cannot create the directory of '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    tmp_name(path, tmp, sizeof(tmp));
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        cli_error("cannot write '%s': %s", tmp, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    unlink(tmp);
+    return 0;
+}
+
 /* Write text to path through a temporary file and rename, so a reader
  * never sees half a profile. */
 int cli_write_file(const char *path, const char *text)
@@ -118,7 +143,7 @@ int cli_write_file(const char *path, const char *text)
         cli_error("cannot create the directory of '%s': %s", path, strerror(errno));
         return -1;
     }
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    tmp_name(path, tmp, sizeof(tmp));
     FILE *f = fopen(tmp, "w");
     if (f == NULL) {
         cli_error("cannot write '%s': %s", tmp, strerror(errno));

@@ -49,10 +49,11 @@ PC_API const char *pc_version(void);
 PC_API int pc_clear(void *addr, size_t len);
 
 /* Zero [addr, addr + len) as pc_clear, for memory nobody will read soon
- * (zeroing on free, scrubbing before reuse, a VMM clearing guest memory):
- * non-temporal stores at any length where the CPU has them and the
- * selection uses them for large extents, so the clear neither waits on the
- * cache nor evicts what is in it. The price: the first touch afterwards
+ * and that is not in cache (zeroing on free, scrubbing before reuse, a VMM
+ * clearing guest memory): non-temporal stores from cold_nt_threshold (by
+ * default the end of the vector range, on CPUs that have them), so the
+ * clear neither waits on the cache nor evicts what is in it;
+ * cache-allocating stores below it. The price: the first touch afterwards
  * misses the cache. Same bad-input contract as pc_clear. */
 PC_API int pc_clear_cold(void *addr, size_t len);
 
@@ -280,7 +281,9 @@ PC_API const char *pc_backing_name(enum pc_backing b);
  * run on the calling thread alone. The threads come from a persistent
  * worker pool and, on machines with several NUMA nodes, are spread over the
  * nodes. Each thread clears a contiguous, page-aligned share with the
- * pc_clear selection for the whole extent. Returns 0 or as pc_clear. */
+ * primitive chosen for the whole extent: on one thread pc_clear's; on
+ * several, non-temporal stores from parallel_nt_threshold (see struct
+ * pc_host), cache-allocating ones below it. Returns 0 or as pc_clear. */
 PC_API int pc_clear_parallel(void *addr, size_t len, int nthreads);
 /* (The worker pool is rebuilt on demand in a child after fork().) */
 
@@ -338,9 +341,12 @@ PC_API int pc_host_get(struct pc_host *h);
 struct pc_tuning {
     size_t vector_max;            /* pc_clear: below, vector stores */
     size_t nt_threshold;          /* pc_clear: from here, non-temporal */
-    size_t cold_nt_threshold;     /* pc_clear_cold: from here, non-temporal */
+    size_t cold_nt_threshold;     /* pc_clear_cold: from here, non-temporal;
+                                     below, cache-allocating stores */
     size_t parallel_nt_threshold; /* pc_clear_parallel, >1 thread: from here,
-                                     non-temporal */
+                                     non-temporal; below, cache-allocating
+                                     stores (each contract's threshold
+                                     governs it alone) */
 };
 
 /* Fill *t with the library's built-in defaults for this host (what applies
@@ -369,7 +375,8 @@ PC_API int pc_profile_format(const struct pc_tuning *t, const char *comment,
  * on another CPU) or -EPROTO (an incompatible library version).
  *
  * The library reads its profile once, on first use: PAGECLEAR_PROFILE if
- * set (a missing file is then an error), else
+ * set (a missing file is then an error; set and empty: no profile, the
+ * built-in thresholds), else
  * $XDG_CONFIG_HOME/pageclear/profile (~/.config/pageclear/profile), else
  * /etc/pageclear/profile. A profile that cannot be read or is refused is
  * ignored as a whole, with one warning line on stderr (PAGECLEAR_QUIET=1

@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# Build a small program against an installed pageclear through pkg-config,
-# once shared and once static, and run both.
+# Check an installed pageclear the ways a user consumes it:
+#   1. pkg-config, shared and static;
+#   2. CMake find_package(pageclear CONFIG), pageclear::pageclear (shared)
+#      and pageclear::pageclear_static, plus the version rule;
+#   3. the programs in examples/, built with find_package and run.
+# Everything is built against a copy of the prefix moved elsewhere, so a
+# path written into the install at install time shows up as a failure.
+# Usage: scripts/check_install.sh PREFIX
 set -euo pipefail
-prefix="$1"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$prefix/lib/x86_64-linux-gnu/pkgconfig:${PKG_CONFIG_PATH:-}"
-command -v pkg-config >/dev/null || { echo "pkg-config missing"; exit 1; }
+src="$(cd "$(dirname "$0")/.." && pwd)"
+[ $# -eq 1 ] && [ -d "$1" ] || { echo "usage: $0 PREFIX (an installed pageclear)" >&2; exit 2; }
+command -v pkg-config >/dev/null || { echo "check_install: pkg-config missing" >&2; exit 1; }
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+prefix="$tmp/moved-prefix"
+cp -a "$1" "$prefix"
+step() { echo "--- check_install: $*"; }
+
 cat > "$tmp/use.c" <<'C'
 #include <pageclear.h>
 #include <stdio.h>
@@ -15,6 +25,7 @@ int main(void)
 {
     size_t n = 3 << 20;
     unsigned char *p = malloc(n + 2);
+    if (p == NULL) return 4;
     for (size_t i = 0; i < n + 2; i++) p[i] = 0xAA;
     if (pc_clear(p + 1, n) != 0) return 1;
     for (size_t i = 1; i <= n; i++) if (p[i]) return 2;
@@ -24,10 +35,93 @@ int main(void)
     return 0;
 }
 C
+
+# The program must load libpageclear.so.0 from the moved prefix (shared)
+# or not at all (static).
+check_links() {
+  local bin="$1" want="$2" got
+  got="$(ldd "$bin" | awk '$1 ~ /^libpageclear\.so/ {print $3}')"
+  if [ "$want" = static ]; then
+    [ -z "$got" ] || { echo "check_install: $bin loads $got, expected static" >&2; exit 1; }
+  else
+    case "$got" in
+      "$prefix"/*) ;;
+      *) echo "check_install: $bin loads '${got:-nothing}', expected $prefix/..." >&2; exit 1 ;;
+    esac
+  fi
+}
+
+step "pkg-config (shared, static)"
+pcdir="$(dirname "$(find "$prefix" -name pageclear.pc -path '*/pkgconfig/*' | head -n1)")"
+export PKG_CONFIG_PATH="$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 libdir="$(pkg-config --variable=libdir pageclear)"
 # shellcheck disable=SC2046
 cc -Wall -Wextra -Werror "$tmp/use.c" -o "$tmp/use_shared" $(pkg-config --cflags --libs pageclear) -Wl,-rpath,"$libdir"
 "$tmp/use_shared"
+check_links "$tmp/use_shared" shared
 # shellcheck disable=SC2046
-cc -Wall -Wextra -Werror "$tmp/use.c" -o "$tmp/use_static" $(pkg-config --cflags pageclear) "$libdir/libpageclear.a" -lpthread
+cc -Wall -Wextra -Werror "$tmp/use.c" -o "$tmp/use_static" $(pkg-config --cflags pageclear) "$libdir/libpageclear.a" $(pkg-config --static --libs-only-l pageclear | sed 's/-lpageclear//')
 "$tmp/use_static"
+check_links "$tmp/use_static" static
+
+step "CMake find_package (pageclear::pageclear, pageclear::pageclear_static)"
+mkdir -p "$tmp/cmake-use"
+cp "$tmp/use.c" "$tmp/cmake-use/"
+cat > "$tmp/cmake-use/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.16)
+project(use_pageclear C)
+find_package(pageclear 0.2 CONFIG REQUIRED)
+add_executable(use_shared use.c)
+target_compile_options(use_shared PRIVATE -Wall -Wextra -Werror)
+target_link_libraries(use_shared PRIVATE pageclear::pageclear)
+add_executable(use_static use.c)
+target_compile_options(use_static PRIVATE -Wall -Wextra -Werror)
+target_link_libraries(use_static PRIVATE pageclear::pageclear_static)
+CM
+cmake -S "$tmp/cmake-use" -B "$tmp/cmake-use/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$tmp/cmake-use/build" >/dev/null
+"$tmp/cmake-use/build/use_shared"
+check_links "$tmp/cmake-use/build/use_shared" shared
+"$tmp/cmake-use/build/use_static"
+check_links "$tmp/cmake-use/build/use_static" static
+
+step "CMake version rule (same MAJOR.MINOR before 1.0)"
+cfgdir="$(dirname "$(find "$prefix" -name pageclearConfigVersion.cmake | head -n1)")"
+version="$(pkg-config --modversion pageclear)"
+IFS=. read -r major minor _ <<<"$version"
+cat > "$tmp/version.cmake" <<'CM'
+string(REPLACE "." ";" v "${PACKAGE_FIND_VERSION}")
+list(GET v 0 PACKAGE_FIND_VERSION_MAJOR)
+list(GET v 1 PACKAGE_FIND_VERSION_MINOR)
+list(GET v 2 PACKAGE_FIND_VERSION_PATCH)
+set(PACKAGE_FIND_VERSION_COUNT 3)
+include(${F})
+message("${PACKAGE_VERSION_COMPATIBLE}")
+CM
+compatible() { # requested version -> TRUE/FALSE from the installed version file
+  cmake -DPACKAGE_FIND_VERSION="$1" -DF="$cfgdir/pageclearConfigVersion.cmake" -P "$tmp/version.cmake" 2>&1
+}
+reqs=("$major.$minor.0:TRUE" "$major.$((minor + 1)).0:FALSE" "$((major + 1)).$minor.0:FALSE")
+[ "$minor" -gt 0 ] && reqs+=("$major.$((minor - 1)).0:FALSE")
+for req in "${reqs[@]}"; do
+  got="$(compatible "${req%%:*}")"
+  [ "$got" = "${req##*:}" ] || { echo "check_install: find_package(pageclear ${req%%:*}) against $version: $got, expected ${req##*:}" >&2; exit 1; }
+done
+
+step "man pages installed, aliases resolving"
+# (compressed, as a Debian package installs them, or not)
+for name in pageclear.1 libpageclear.7 pc_clear.3 pc_clear_cold.3 pc_pool_alloc.3; do
+  f="$prefix/share/man/man${name##*.}/$name"
+  [ -f "$f" ] || [ -f "$f.gz" ] || { echo "check_install: $f missing or dangling" >&2; exit 1; }
+done
+for f in "$prefix"/share/man/man3/*.3*; do
+  [ -f "$f" ] || { echo "check_install: $f dangling" >&2; exit 1; }
+done
+
+if [ -f "$src/examples/CMakeLists.txt" ]; then
+  step "examples/, built with find_package and run"
+  cmake -S "$src/examples" -B "$tmp/examples" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  cmake --build "$tmp/examples" >/dev/null
+  (cd "$tmp/examples" && ctest --output-on-failure)
+fi
+echo "check_install: all passed"

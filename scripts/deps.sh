@@ -5,7 +5,7 @@
 # Usage: scripts/deps.sh [run|test]   (run: just what the main job needs)
 set -euo pipefail
 want=(cmake gcc make)
-[ "${1:-test}" = test ] && want+=(clang qemu-aarch64 aarch64-linux-gnu-gcc pkg-config)
+[ "${1:-test}" = test ] && want+=(clang qemu-aarch64 aarch64-linux-gnu-gcc pkg-config groff)
 missing=()
 for tool in "${want[@]}"; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
 pkgs=()
@@ -15,6 +15,7 @@ for tool in "${missing[@]}"; do
     aarch64-linux-gnu-gcc) pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
     clang) pkgs+=(clang libclang-rt-14-dev) ;;
     gcc) pkgs+=(gcc libc6-dev) ;;
+    groff) pkgs+=(groff-base) ;; # renders the man pages in the tests
     *) pkgs+=("$tool") ;;
   esac
 done

@@ -36,12 +36,19 @@ for c in "${configs[@]}"; do
     failed+=("$name")
   fi
 done
-# The installed library works through pkg-config from a fresh PREFIX.
-echo "=== install + pkg-config"
+# The installed library works through pkg-config and CMake from a fresh
+# PREFIX (moved elsewhere), and the examples build and run against it.
+echo "=== install: pkg-config, CMake package, examples"
 prefix="$(pwd)/build-test/prefix"
 rm -rf "$prefix"
 cmake --install build-test/gcc-release --prefix "$prefix" >/dev/null
 if ! scripts/check_install.sh "$prefix"; then failed+=("install"); fi
+# The Debian packages build (nocheck), pass lintian and work unpacked.
+echo "=== Debian packages"; if ! scripts/test_deb.sh; then failed+=("deb"); fi
+# The Python package: pip install . in a fresh venv, then pytest.
+echo "=== Python"; if ! scripts/test_python.sh; then failed+=("python"); fi
+# The Rust crates: fmt, clippy, tests (also through pkg-config), packaging.
+if ! scripts/test_rust.sh "$prefix"; then failed+=("rust"); fi
 if [ ${#failed[@]} -ne 0 ]; then
   echo "test.sh: FAILED in: ${failed[*]}"
   exit 1

@@ -111,10 +111,13 @@ int pci_select_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
                     enum pci_plan_kind kind, size_t len)
 {
     size_t from = kind_threshold(t, kind);
-    if (kind == PCI_PLAN_TEMPORAL)
-        return pci_select(c, t, len, 1);
+    if (kind == PCI_PLAN_TEMPORAL || kind == PCI_PLAN_CLEAR)
+        return pci_select(c, t, len, kind == PCI_PLAN_TEMPORAL);
+    /* Below it, cache-allocating stores whatever nt_threshold says: each
+     * contract's own threshold governs it alone, so a profile can put
+     * pc_clear_cold's or pc_clear_parallel's crossover above pc_clear's. */
     if (from == PCI_UNSET || len < from)
-        return pci_select(c, t, len, 0); /* pc_clear's choice */
+        return pci_select(c, t, len, 1);
     /* From the kind's threshold: non-temporal stores, even inside the
      * vector range if the threshold lies there. */
     struct pci_thresholds s = *t;

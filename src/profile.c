@@ -11,7 +11,7 @@
  *   vendor      cpuid vendor, e.g. AuthenticAMD; arm64    (required)
  *   cpu         FAMILY.MODEL.STEPPING, decimal; 0.0.0 off x86-64 (required)
  *   features    the features the selection uses, as pc_host.features
- *               (compared as a set; empty for none)       (required)
+ *               (compared as a set; "none" for none)      (required)
  *   llc         last-level cache size, as pc_host.llc_size (required)
  *   hypervisor  0 or 1                                    (required)
  *   vector_max, nt_threshold, cold_nt_threshold, parallel_nt_threshold
@@ -283,7 +283,9 @@ static int parse_value(struct parse *p, enum pci_profile_key k, const char *val)
             break;
         return 0;
     case PCI_K_FEATURES:
-        snprintf(p->features, sizeof(p->features), "%s", val);
+        /* "none": a CPU whose selection uses no feature (the portable
+         * build); a value cannot be empty. */
+        snprintf(p->features, sizeof(p->features), "%s", strcmp(val, "none") == 0 ? "" : val);
         return 0;
     case PCI_K_LLC:
         rc = pc_parse_size(val, &p->llc);
@@ -418,9 +420,7 @@ int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t, char *wh
         if (p.line_of[k] != 0)
             return fail(&p, -EINVAL, "line %zu: duplicate key '%s' (first on line %zu)",
                         p.lineno, pci_profile_keys[k], p.line_of[k]);
-        /* features is a set, and a CPU without any (the portable build)
-         * has the empty one; every other key needs a value. */
-        if (*val == '\0' && k != PCI_K_FEATURES)
+        if (*val == '\0')
             return fail(&p, -EINVAL, "line %zu: no value for %s", p.lineno, pci_profile_keys[k]);
         p.line_of[k] = p.lineno;
         if ((rc = parse_value(&p, (enum pci_profile_key)k, val)) != 0)

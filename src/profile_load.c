@@ -1,6 +1,7 @@
 /*
  * profile_load.c - finding and reading the profile once at start:
- * PAGECLEAR_PROFILE if set (then a missing file is an error), else the
+ * PAGECLEAR_PROFILE if set (then a missing file is an error; set and
+ * empty, no profile at all), else the
  * user's ($XDG_CONFIG_HOME or ~/.config)/pageclear/profile, else
  * /etc/pageclear/profile. A profile that cannot be read or is refused is
  * ignored as a whole, with one warning line on stderr.
@@ -137,6 +138,13 @@ static void load(void)
         paths[npaths++] = system_path;
     }
     snprintf(profile.status, sizeof(profile.status), "none found");
+    if (named != NULL && *named == '\0') {
+        /* Set and empty: the built-in thresholds, whatever files exist
+         * (what `pageclear tune` measures against). */
+        snprintf(profile.status, sizeof(profile.status),
+                 "none: PAGECLEAR_PROFILE is set and empty");
+        return;
+    }
     char *buf = malloc(PCI_PROFILE_FILE_MAX + 1);
     if (buf == NULL) {
         refuse(paths[0], named ? "PAGECLEAR_PROFILE=" : "", "out of memory");

@@ -30,6 +30,13 @@ expect 2 "not a whole number" mem memset -s 1M -v 256
 expect 2 "not a whole number" mem memset -s 1M -v -1
 expect 2 "stores only zeros" mem memset -s 1M -f pc_clear
 expect 2 "stores only zeros" mem memset -s 1M -f pc_clear_cold
+expect 2 "unknown option" tune --bogus
+expect 2 "needs a file name" tune -o ""
+expect 2 "choose one" tune --json -o -
+expect 2 "not a whole number" tune -n 1
+expect 1 "cannot create the directory" tune -o /proc/nonexistent/dir/profile
+expect 2 "unknown option" check --bogus
+expect 2 "not a whole number" check -n 0
 expect 2 "not a whole number" mem clear -s 1M -l 0
 expect 2 "not a whole number" mem clear -s 1M -n x
 expect 2 "-s SIZE is required" mmap

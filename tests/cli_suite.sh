@@ -13,11 +13,11 @@ check="python3 $src/tests/check_json.py $schema"
 
 step "default suite, --quick --json"
 "$bin" --quick --json > "$tmp/suite.json" || bad "suite exit $?"
-$check "$tmp/suite.json" --expect units fault hint latency pool parallel || bad "suite JSON"
+$check "$tmp/suite.json" --expect units fault hint latency pool parallel states fill || bad "suite JSON"
 
 step "default suite, --quick tables"
 "$bin" bench --quick > "$tmp/suite.txt" || bad "suite tables exit $?"
-for h in "## 1." "## 2." "## 3." "## 4." "## 5." "## 6." "GB/s"; do
+for h in "## 1." "## 2." "## 3." "## 4." "## 5." "## 6." "## 7. Cache state" "## 8. Zero" "GB/s"; do
     grep -q -- "$h" "$tmp/suite.txt" || bad "table output lacks '$h'"
 done
 cr=$(printf '\r')
@@ -91,7 +91,7 @@ grep -q "^parallel,pc_clear_parallel,.*,1,GB/s" "$tmp/par.csv" || bad "parallel 
 
 step "info and list"
 "$bin" info > "$tmp/info.txt" || bad "info exit $?"
-for k in "cpu:" "features used:" "caches:" "pc_clear uses:" "pc_clear_cold uses:" "cold clear:" "parallel clear:" "profile:" "glibc:" "hugetlb pages:" "thp:" "preemption:" "hw counters:"; do
+for k in "cpu:" "features used:" "caches:" "pc_clear uses:" "pc_clear_cold uses:" "cold clear:" "parallel clear:" "profile:" "memset:" "hugetlb pages:" "thp:" "preemption:" "hw counters:"; do
     grep -q "^$k" "$tmp/info.txt" || bad "info lacks '$k'"
 done
 for name in generic x86-64-unrolled x86-64-stosq x86-64-stosb x86-64-avx2 x86-64-avx512 \

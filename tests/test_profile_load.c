@@ -230,6 +230,14 @@ static void test_applied(int etc_exists)
     child_run(e4, &r);
     expect_tuning(&r, &tuned);
     expect_status(&r, named, "in force");
+    /* PAGECLEAR_PROFILE set and empty: no profile, though the user's is
+     * there, and no warning. */
+    static char off[] = "PAGECLEAR_PROFILE=";
+    const char *e6[] = {off, xdg, home, NULL};
+    child_run(e6, &r);
+    CHECK(r.err[0] == '\0');
+    expect_tuning(&r, &defaults);
+    expect_status(&r, "", "none: PAGECLEAR_PROFILE is set and empty");
     if (!etc_exists) {
         /* XDG_CONFIG_HOME replaces ~/.config: with no profile there, the
          * next place is /etc, and nothing is found. */

@@ -162,8 +162,9 @@ static void test_cold_parallel_defaults(void)
     CHECK_EQ(pci_select_kind(&arm, &t, PCI_PLAN_COLD, 1 << 20), PCI_ID_a64_dczva);
 }
 
-/* The cold and parallel selectors: pc_clear's choice below their
- * threshold, streaming from it, wherever it lies against the others. */
+/* The cold and parallel selectors: cache-allocating stores below their
+ * own threshold, streaming from it, wherever it lies against the others
+ * (pc_clear's nt_threshold does not reach them). */
 static void test_cold_parallel_policy(void)
 {
     struct pci_cpu c = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX512,
@@ -171,13 +172,16 @@ static void test_cold_parallel_policy(void)
     struct pci_thresholds t = {.vector_max = 32 << 10, .nt_threshold = 1 << 20,
                                .cold_nt_threshold = 8 << 20,
                                .parallel_nt_threshold = SIZE_MAX};
-    /* Above pc_clear's NT threshold: pc_clear's choice is NT already. */
-    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 2 << 20), PCI_ID_x86_avx512_nt);
+    /* Above pc_clear's NT threshold but below its own: temporal, while
+     * pc_clear streams there. */
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 2 << 20), PCI_ID_x86_stosb);
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_CLEAR, 2 << 20), PCI_ID_x86_avx512_nt);
+    CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 8 << 20), PCI_ID_x86_avx512_nt);
     CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 512 << 10), PCI_ID_x86_stosb);
-    /* Never: pc_clear's choice everywhere. */
+    /* Never: the cache-allocating choice everywhere. */
     for (int shift = 0; shift < 40; shift++)
         CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_PARALLEL, (size_t)1 << shift),
-                 pci_select(&c, &t, (size_t)1 << shift, 0));
+                 pci_select(&c, &t, (size_t)1 << shift, 1));
     /* A threshold inside the vector range streams from there. */
     t.cold_nt_threshold = 4 << 10;
     CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, (4 << 10) - 1), PCI_ID_x86_avx512);

@@ -1,0 +1,324 @@
+//! Raw declarations of libpageclear's C API (`include/pageclear.h`).
+//!
+//! libpageclear zeroes memory with the primitive that is fastest for the
+//! extent on the CPU it runs on (rep stosb/stosq, AVX2/AVX-512 stores,
+//! non-temporal stores, clzero, arm64 `dc zva`), with batching, hint-last
+//! zeroing, a pool of zeroed pages and parallel clear/populate.
+//!
+//! This crate only declares the C functions, structs and constants; every
+//! contract (arguments, return values, thread safety) is the one written in
+//! `pageclear.h`, which the crate carries in `c/include/`. The safe API is
+//! the `pageclear` crate.
+//!
+//! By default the build script compiles the library from the C sources the
+//! crate carries, with the source lists and flags of the project's
+//! CMakeLists.txt; only a C compiler is needed. With the feature
+//! `pkg-config` it links an installed libpageclear instead.
+//!
+//! The tests check every declaration here against the header: each
+//! `PC_API` function's signature, each struct's size, alignment and field
+//! offsets, each constant's value, as the C compiler sees them.
+//!
+//! ```
+//! let mut buf = vec![0xAAu8; 4096];
+//! let rc = unsafe { pageclear_sys::pc_clear(buf.as_mut_ptr().cast(), buf.len()) };
+//! assert_eq!(rc, 0);
+//! assert!(buf.iter().all(|&b| b == 0));
+//! ```
+#![no_std]
+#![allow(non_camel_case_types)]
+#![deny(missing_docs)]
+
+use core::ffi::{c_char, c_int, c_uint, c_void};
+use core::marker::{PhantomData, PhantomPinned};
+
+/// Major version of the library these declarations describe.
+pub const PC_VERSION_MAJOR: c_uint = 0;
+/// Minor version of the library these declarations describe.
+pub const PC_VERSION_MINOR: c_uint = 2;
+/// Patch version of the library these declarations describe.
+pub const PC_VERSION_PATCH: c_uint = 0;
+
+/// The page unit of `pc_clear_pages` and of the hint neighbourhood.
+pub const PC_PAGE_SIZE: usize = 4096;
+
+/// `pc_populate` flag: touch each page instead of `MADV_POPULATE_WRITE`.
+pub const PC_POPULATE_TOUCH: c_int = 0x1;
+
+/// `enum pc_preempt`: preemption models, after the kernel's.
+pub type pc_preempt = c_uint;
+/// Units with a resched point before each.
+pub const PC_PREEMPT_NONE: pc_preempt = 0;
+/// Units with a resched point before each.
+pub const PC_PREEMPT_VOLUNTARY: pc_preempt = 1;
+/// One unit; the callback is never called.
+pub const PC_PREEMPT_FULL: pc_preempt = 2;
+/// One unit; the callback is never called.
+pub const PC_PREEMPT_LAZY: pc_preempt = 3;
+
+/// Called before each unit with the bytes cleared so far and the total;
+/// a non-zero return stops the clear.
+pub type pc_resched_fn =
+    Option<unsafe extern "C" fn(ctx: *mut c_void, done: usize, total: usize) -> c_int>;
+
+/// `struct pc_batch`: how `pc_clear_batched` splits its work.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct pc_batch {
+    /// Bytes per unit; 0 means `pc_default_unit()`.
+    pub unit: usize,
+    /// A `PC_PREEMPT_*` value.
+    pub model: pc_preempt,
+    /// Called before each unit; may be `None`.
+    pub resched: pc_resched_fn,
+    /// Passed to `resched`.
+    pub ctx: *mut c_void,
+}
+
+/// `enum pc_cache`: how a primitive's stores treat the cache.
+pub type pc_cache = c_uint;
+/// Stores allocate lines in cache.
+pub const PC_CACHE_TEMPORAL: pc_cache = 0;
+/// Streaming stores bypass the cache.
+pub const PC_CACHE_NONTEMPORAL: pc_cache = 1;
+/// Temporal for small extents; the CPU may stop allocating for large ones.
+pub const PC_CACHE_ADAPTIVE: pc_cache = 2;
+
+/// `struct pc_impl_info`: one primitive of the table.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct pc_impl_info {
+    /// e.g. "x86-64-stosb" (static string).
+    pub name: *const c_char,
+    /// "x86-64", "aarch64" or "any" (static string).
+    pub arch: *const c_char,
+    /// Required CPU features, "" for none (static string).
+    pub features: *const c_char,
+    /// One line (static string).
+    pub description: *const c_char,
+    /// A `PC_CACHE_*` value.
+    pub cache: pc_cache,
+    /// 1 if this host can run it, else 0.
+    pub supported: c_int,
+}
+
+/// `enum pc_backing`: how the pool's memory is backed.
+pub type pc_backing = c_uint;
+/// (Options only) the best that can be had.
+pub const PC_BACKING_AUTO: pc_backing = 0;
+/// Reserved 1 GiB hugetlb pages.
+pub const PC_BACKING_HUGETLB_1G: pc_backing = 1;
+/// Reserved 2 MiB hugetlb pages.
+pub const PC_BACKING_HUGETLB_2M: pc_backing = 2;
+/// Transparent huge pages through madvise.
+pub const PC_BACKING_THP: pc_backing = 3;
+/// Base pages.
+pub const PC_BACKING_4K: pc_backing = 4;
+
+/// `enum pc_pool_policy`: when the pool clears memory.
+pub type pc_pool_policy = c_uint;
+/// Clear at allocation.
+pub const PC_POOL_INIT_ON_ALLOC: pc_pool_policy = 0;
+/// Clear at free, non-temporal where possible.
+pub const PC_POOL_INIT_ON_FREE: pc_pool_policy = 1;
+/// A worker thread clears freed runs ahead of demand.
+pub const PC_POOL_BACKGROUND: pc_pool_policy = 2;
+
+/// `struct pc_pool_opts`: options of `pc_pool_create`.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct pc_pool_opts {
+    /// Bytes; 0 = 256 MiB.
+    pub capacity: usize,
+    /// A `PC_BACKING_*` value.
+    pub backing: pc_backing,
+    /// A `PC_POOL_*` value.
+    pub policy: pc_pool_policy,
+    /// 1: fault the memory in at create; 0: lazily.
+    pub populate: c_int,
+}
+
+/// `struct pc_pool`: an opaque pool, used through pointers only.
+#[repr(C)]
+pub struct pc_pool {
+    _data: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// `struct pc_pool_stats`: a pool's counters.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct pc_pool_stats {
+    /// What the pool got (`PC_BACKING_*`).
+    pub backing: pc_backing,
+    /// Its policy (`PC_POOL_*`).
+    pub policy: pc_pool_policy,
+    /// Bytes.
+    pub capacity: usize,
+    /// Bytes allocated now.
+    pub in_use: usize,
+    /// Free bytes known to be zero.
+    pub clean: usize,
+    /// Free bytes waiting to be cleared.
+    pub dirty: usize,
+    /// Allocations that succeeded.
+    pub allocs: usize,
+    /// Frees that succeeded.
+    pub frees: usize,
+    /// Batched clear calls made.
+    pub clears: usize,
+    /// Bytes those clears covered.
+    pub cleared_bytes: usize,
+}
+
+/// `struct pc_host`: what the library detected and the thresholds in force.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct pc_host {
+    /// "GenuineIntel", "AuthenticAMD", "arm64", ... (NUL-terminated).
+    pub vendor: [c_char; 16],
+    /// Features detected and usable, space-separated (NUL-terminated).
+    pub features: [c_char; 256],
+    /// 1 if running under a hypervisor.
+    pub hypervisor: c_int,
+    /// Last-level cache bytes, 0 if unknown.
+    pub llc_size: usize,
+    /// arm64 `dc zva` block bytes, 0 if unusable.
+    pub zva_block: usize,
+    /// Selection threshold: below, vector stores.
+    pub vector_max: usize,
+    /// Selection threshold: from here, non-temporal (`usize::MAX`: never).
+    pub nt_threshold: usize,
+    /// `pc_default_unit()`.
+    pub unit: usize,
+    /// Name forced by PAGECLEAR_IMPL, or NULL.
+    pub forced: *const c_char,
+    /// NUMA nodes with CPUs (1 if unknown).
+    pub numa_nodes: c_int,
+    /// `pc_clear_cold`: from this length, non-temporal (`usize::MAX`: never).
+    pub cold_nt_threshold: usize,
+    /// `pc_clear_parallel` on more than one thread: from this length,
+    /// non-temporal (`usize::MAX`: never).
+    pub parallel_nt_threshold: usize,
+    /// x86-64 cpuid display family, else 0.
+    pub family: c_uint,
+    /// x86-64 cpuid display model, else 0.
+    pub model: c_uint,
+    /// x86-64 cpuid stepping, else 0.
+    pub stepping: c_uint,
+    /// The profile file in force, "" if none (NUL-terminated).
+    pub profile: [c_char; 256],
+    /// "in force", "none found", or why the profile was refused.
+    pub profile_status: [c_char; 256],
+}
+
+/// `struct pc_tuning`: the thresholds a profile sets.
+#[repr(C)]
+#[derive(Debug, Copy, Clone, PartialEq, Eq)]
+pub struct pc_tuning {
+    /// `pc_clear`: below, vector stores.
+    pub vector_max: usize,
+    /// `pc_clear`: from here, non-temporal (`usize::MAX`: never).
+    pub nt_threshold: usize,
+    /// `pc_clear_cold`: from here, non-temporal (`usize::MAX`: never).
+    pub cold_nt_threshold: usize,
+    /// `pc_clear_parallel`, more than one thread: from here, non-temporal.
+    pub parallel_nt_threshold: usize,
+}
+
+unsafe extern "C" {
+    /// Library version as "MAJOR.MINOR.PATCH".
+    pub fn pc_version() -> *const c_char;
+
+    /// Zero `[addr, addr + len)`; see pageclear.h.
+    pub fn pc_clear(addr: *mut c_void, len: usize) -> c_int;
+    /// Zero `[addr, addr + len)` for memory nobody will read soon.
+    pub fn pc_clear_cold(addr: *mut c_void, len: usize) -> c_int;
+    /// Zero `npages` pages of `PC_PAGE_SIZE` bytes at a page-aligned `addr`.
+    pub fn pc_clear_pages(addr: *mut c_void, npages: usize) -> c_int;
+
+    /// The default batching unit in bytes.
+    pub fn pc_default_unit() -> usize;
+    /// Fill `*b` with the batching defaults.
+    pub fn pc_batch_init(b: *mut pc_batch);
+    /// Zero in units as `*b` says, with resched points; `*cleared` gets the
+    /// bytes zeroed (a prefix).
+    pub fn pc_clear_batched(
+        addr: *mut c_void,
+        len: usize,
+        b: *const pc_batch,
+        cleared: *mut usize,
+    ) -> c_int;
+
+    /// Zero so that the pages around `hint` are cleared last.
+    pub fn pc_clear_hint(addr: *mut c_void, len: usize, hint: *const c_void) -> c_int;
+    /// `pc_clear_hint` with batching.
+    pub fn pc_clear_hint_batched(
+        addr: *mut c_void,
+        len: usize,
+        hint: *const c_void,
+        b: *const pc_batch,
+        cleared: *mut usize,
+    ) -> c_int;
+
+    /// Number of primitives in the table.
+    pub fn pc_impl_count() -> usize;
+    /// Fill `*out` for primitive `i`.
+    pub fn pc_impl_get(i: usize, out: *mut pc_impl_info) -> c_int;
+    /// Index of the primitive called `name`, or a negative errno.
+    pub fn pc_impl_find(name: *const c_char) -> c_int;
+    /// Zero with primitive `i` alone.
+    pub fn pc_impl_clear(i: usize, addr: *mut c_void, len: usize) -> c_int;
+    /// Fill with `byte` using primitive `i` (measurement only).
+    pub fn pc_impl_fill(i: usize, addr: *mut c_void, len: usize, byte: c_int) -> c_int;
+    /// Name of the primitive `pc_clear` uses for `len` bytes.
+    pub fn pc_selected(len: usize) -> *const c_char;
+    /// Name of the temporal primitive of `pc_clear_hint`'s neighbourhood.
+    pub fn pc_selected_temporal(len: usize) -> *const c_char;
+    /// Name of the primitive `pc_clear_cold` uses for `len` bytes.
+    pub fn pc_selected_cold(len: usize) -> *const c_char;
+
+    /// Fill `*o` with the pool defaults.
+    pub fn pc_pool_opts_init(o: *mut pc_pool_opts);
+    /// Create a pool (NULL with errno on failure).
+    pub fn pc_pool_create(opts: *const pc_pool_opts) -> *mut pc_pool;
+    /// Allocate `len` zeroed bytes (NULL with errno on failure).
+    pub fn pc_pool_alloc(pool: *mut pc_pool, len: usize) -> *mut c_void;
+    /// Give back an allocation.
+    pub fn pc_pool_free(pool: *mut pc_pool, ptr: *mut c_void) -> c_int;
+    /// Stop the worker and unmap everything.
+    pub fn pc_pool_destroy(pool: *mut pc_pool);
+    /// Fill `*st` with the pool's counters.
+    pub fn pc_pool_stats(pool: *mut pc_pool, st: *mut pc_pool_stats) -> c_int;
+    /// Name of a backing (static string).
+    pub fn pc_backing_name(b: pc_backing) -> *const c_char;
+
+    /// Zero on up to `nthreads` threads (<= 0: one per online CPU).
+    pub fn pc_clear_parallel(addr: *mut c_void, len: usize, nthreads: c_int) -> c_int;
+    /// Fault in for writing without changing the contents.
+    pub fn pc_populate(addr: *mut c_void, len: usize, nthreads: c_int, flags: c_int) -> c_int;
+
+    /// Fill `*h` with the host facts and thresholds in force.
+    pub fn pc_host_get(h: *mut pc_host) -> c_int;
+
+    /// Fill `*t` with the built-in thresholds for this host.
+    pub fn pc_tuning_defaults(t: *mut pc_tuning) -> c_int;
+    /// Write a profile for this host carrying `*t` into `buf`.
+    pub fn pc_profile_format(
+        t: *const pc_tuning,
+        comment: *const c_char,
+        buf: *mut c_char,
+        size: usize,
+    ) -> c_int;
+    /// Parse a profile's text into `*t`.
+    pub fn pc_profile_parse(
+        text: *const c_char,
+        len: usize,
+        t: *mut pc_tuning,
+        why: *mut c_char,
+        whylen: usize,
+    ) -> c_int;
+
+    /// Parse a size with an optional K/M/G/T suffix (powers of 1024).
+    pub fn pc_parse_size(s: *const c_char, out: *mut usize) -> c_int;
+}

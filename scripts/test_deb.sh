@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Build the Debian packages (libpageclear0, libpageclear-dev, pageclear) the
+# way a packager would, `dpkg-buildpackage -us -uc -b`, out of a copy of the
+# tree (it writes into the parent directory), then:
+#   - the package version must be the CMake project version;
+#   - debian/libpageclear0.symbols must list every PC_API function of the
+#     header (the build itself fails on any difference from the exports);
+#   - lintian: no errors (its full output is printed);
+#   - the .debs hold what they should, and the unpacked packages pass
+#     scripts/check_install.sh (pkg-config, CMake, man pages, examples).
+# Installs debhelper, lintian and the rest only if missing. The tests run
+# in scripts/test.sh's own configurations, so the package build skips them
+# (nocheck).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src="$(pwd)"
+fail() { echo "test_deb: $*" >&2; exit 1; }
+
+need=()
+command -v dh >/dev/null 2>&1 || need+=(debhelper)
+command -v dpkg-buildpackage >/dev/null 2>&1 || need+=(dpkg-dev)
+command -v lintian >/dev/null 2>&1 || need+=(lintian)
+command -v fakeroot >/dev/null 2>&1 || need+=(fakeroot)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+dpkg -s build-essential >/dev/null 2>&1 || need+=(build-essential)
+if [ ${#need[@]} -ne 0 ]; then
+  echo "test_deb: installing ${need[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+version="$(sed -n 's/^project(pageclear VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
+deb_version="$(dpkg-parsechangelog -l debian/changelog -S Version)"
+[ -n "$version" ] && [ "$deb_version" = "$version" ] ||
+  fail "debian/changelog says $deb_version, CMakeLists.txt says $version: add a changelog entry"
+
+header_fns="$(grep -oE '^PC_API [^(]*\(' include/pageclear.h | sed -E 's/\($//; s/.*[ *]//' | sort -u)"
+symbol_fns="$(sed -n 's/^ \([a-z_0-9]*\)@Base .*/\1/p' debian/libpageclear0.symbols | sort -u)"
+[ "$header_fns" = "$symbol_fns" ] ||
+  fail "debian/libpageclear0.symbols and include/pageclear.h differ:"$'\n'"$(diff <(echo "$header_fns") <(echo "$symbol_fns"))"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+tree="$tmp/pageclear-$version"
+mkdir "$tree"
+# What git tracks or would track: no build directories, no stray output.
+git ls-files -z --cached --others --exclude-standard |
+  (while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done) |
+  tar --null -T - -cf - | tar -xf - -C "$tree"
+
+echo "=== test_deb: dpkg-buildpackage -us -uc -b (nocheck)"
+if ! (cd "$tree" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
+      dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1; then
+  tail -n 60 "$tmp/build.log"
+  fail "dpkg-buildpackage failed"
+fi
+arch="$(dpkg-architecture -qDEB_HOST_ARCH)"
+ma="$(dpkg-architecture -qDEB_HOST_MULTIARCH)"
+changes="$tmp/pageclear_${version}_${arch}.changes"
+[ -f "$changes" ] || fail "no $changes"
+
+# dpkg-gensymbols forgives a symbol missing in the version that introduces
+# it (it was never released), so compare the exports to the file here.
+so="$tree/debian/libpageclear0/usr/lib/$ma/libpageclear.so.$version"
+exports="$(nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort -u)"
+[ "$exports" = "$symbol_fns" ] ||
+  fail "the library's exports and debian/libpageclear0.symbols differ (< exported, > listed):"$'\n'"$(diff <(echo "$exports") <(echo "$symbol_fns"))"
+
+echo "=== test_deb: lintian"
+lintian_out="$(lintian --fail-on error --display-info "$changes" 2>&1)" || {
+  echo "$lintian_out"; fail "lintian reports errors"; }
+echo "${lintian_out:-(no lintian tags)}"
+echo "lintian: $(grep -c '^E:' <<<"$lintian_out" || true) errors," \
+     "$(grep -c '^W:' <<<"$lintian_out" || true) warnings," \
+     "$(grep -c '^[IPX]:' <<<"$lintian_out" || true) info/pedantic"
+
+echo "=== test_deb: contents"
+contains() { # deb path...
+  local deb="$tmp/$1_${version}_$arch.deb" list
+  shift
+  [ -f "$deb" ] || fail "missing $deb"
+  list="$(dpkg-deb -c "$deb" | awk '{print $6}')"
+  for p in "$@"; do
+    grep -qx "\./$p" <<<"$list" || fail "$(basename "$deb") lacks $p"
+  done
+}
+contains libpageclear0 "usr/lib/$ma/libpageclear.so.0" "usr/lib/$ma/libpageclear.so.$version"
+contains libpageclear-dev usr/include/pageclear.h "usr/lib/$ma/libpageclear.so" \
+  "usr/lib/$ma/libpageclear.a" "usr/lib/$ma/pkgconfig/pageclear.pc" \
+  "usr/lib/$ma/cmake/pageclear/pageclearConfig.cmake" \
+  "usr/lib/$ma/cmake/pageclear/pageclearConfigVersion.cmake" \
+  "usr/lib/$ma/cmake/pageclear/pageclearTargets.cmake" \
+  usr/share/man/man3/pc_clear.3.gz usr/share/man/man3/pc_clear_cold.3.gz \
+  usr/share/man/man3/pc_pool_create.3.gz usr/share/man/man7/libpageclear.7.gz
+contains pageclear usr/bin/pageclear usr/share/man/man1/pageclear.1.gz \
+  usr/share/pageclear/plot.py
+# No file in two packages, nothing of the library in the command's package.
+dup="$(for d in "$tmp"/*.deb; do dpkg-deb -c "$d" | awk '$1 !~ /^d/ {print $6}'; done | sort | uniq -d)"
+[ -z "$dup" ] || fail "files in more than one package: $dup"
+echo "contents as expected"
+
+echo "=== test_deb: the unpacked packages in use"
+root="$tmp/root"
+for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$root"; done
+"$root/usr/bin/pageclear" version
+"$root/usr/bin/pageclear" list >/dev/null
+"$src/scripts/check_install.sh" "$root/usr"
+echo "test_deb: all passed"
