@@ -1,7 +1,9 @@
 /*
  * dispatch.c - choosing the primitive: a pure selector from CPU features,
- * thresholds and extent length, the thresholds' defaults, and the
- * PAGECLEAR_IMPL override on top.
+ * thresholds and extent length (one per plan kind: pc_clear, the hint's
+ * cache-allocating stores, pc_clear_cold, pc_clear_parallel), the
+ * thresholds' defaults with the profile and the PAGECLEAR_* variables on
+ * top, and the PAGECLEAR_IMPL override over all.
  */
 #include <pthread.h>
 
@@ -54,9 +56,9 @@ void pci_default_thresholds(const struct pci_cpu *c, struct pci_thresholds *t)
      * not chosen): without them streaming is "never", said honestly. */
     int has_nt = (c->features & PCI_F_X86_64) && (c->features & (PCI_F_AVX2 | PCI_F_AVX512));
     t->cold_nt_threshold = has_nt ? COLD_NT_THRESHOLD_DEFAULT : PCI_UNSET;
-    /* pc_clear_parallel's shares follow pc_clear's choice for the whole
-     * extent, as before per-thread thresholds existed: no measurement yet
-     * says the per-thread share should stream earlier or later. */
+    /* pc_clear_parallel's shares stream where pc_clear does, as before
+     * per-thread thresholds existed: no measurement yet says the
+     * per-thread share should stream earlier or later. */
     t->parallel_nt_threshold = t->nt_threshold;
 }
 

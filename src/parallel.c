@@ -206,7 +206,7 @@ int pc_clear_parallel(void *addr, size_t len, int nthreads)
     }
     /* Several threads share the memory bandwidth and each other's caches:
      * from parallel_nt_threshold the shares stream (the parallel plan);
-     * below it, pc_clear's choice for the whole extent. */
+     * below it, cache-allocating stores chosen for the whole extent. */
     const struct pci_plan *p = pci_plan_of(PCI_PLAN_PARALLEL);
     return run_split(addr, len, n, 0, 0, p->fn[pci_plan_slot(p, len)]);
 }

@@ -177,9 +177,10 @@ enum pci_plan_kind {
 };
 
 /* The selector for a plan kind, as pure as pci_select: CLEAR and TEMPORAL
- * are pci_select; COLD and PARALLEL take pc_clear's choice below their
- * streaming threshold and, from it, the selector with non-temporal stores
- * from that threshold (vector stores only below it). */
+ * are pci_select; COLD and PARALLEL take the cache-allocating choice below
+ * their own streaming threshold (pc_clear's nt_threshold does not reach
+ * them) and, from it, the selector with non-temporal stores from that
+ * threshold (vector stores only below it). */
 int pci_select_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
                     enum pci_plan_kind kind, size_t len);
 

@@ -11,8 +11,7 @@
  *   vendor      cpuid vendor, e.g. AuthenticAMD; arm64    (required)
  *   cpu         FAMILY.MODEL.STEPPING, decimal; 0.0.0 off x86-64 (required)
  *   features    the features the selection uses, as pc_host.features
- *               ("none" for none)
- *               (compared as a set)                       (required)
+ *               (compared as a set; "none" for none)      (required)
  *   llc         last-level cache size, as pc_host.llc_size (required)
  *   hypervisor  0 or 1                                    (required)
  *   vector_max, nt_threshold, cold_nt_threshold, parallel_nt_threshold
@@ -22,16 +21,11 @@
  * The parser reads only text[0, len), copies each line into a bounded
  * buffer first and answers every input with 0 or one documented errno.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <strings.h>
 
 #include "profile.h"
 
@@ -163,8 +157,10 @@ static int split(char *line, char **key, char **val)
     *val = trim(eq + 1);
     if (**key == '\0')
         return -2;
+    /* ASCII by hand: the caller's locale must not change what a key is. */
     for (const char *k = *key; *k; k++)
-        if (!isalnum((unsigned char)*k) && *k != '_' && *k != '-' && *k != '.')
+        if (!(*k >= 'a' && *k <= 'z') && !(*k >= 'A' && *k <= 'Z') &&
+            !(*k >= '0' && *k <= '9') && *k != '_' && *k != '-' && *k != '.')
             return -2;
     return 0;
 }

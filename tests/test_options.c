@@ -17,8 +17,9 @@ static int child(void)
            h.forced ? h.forced : "-");
     printf("vector_max=%zu\nnt=%zu\ncold_nt=%zu\nparallel_nt=%zu\n", h.vector_max,
            h.nt_threshold, h.cold_nt_threshold, h.parallel_nt_threshold);
-    printf("cold_64k=%s\ncold_large=%s\n", pc_selected_cold((size_t)64 << 10),
-           pc_selected_cold((size_t)1 << 30));
+    printf("cold_64k=%s\ncold_large=%s\ntemporal_64k=%s\n",
+           pc_selected_cold((size_t)64 << 10), pc_selected_cold((size_t)1 << 30),
+           pc_selected_temporal((size_t)64 << 10));
     /* The library's behaviour must follow what it reports. */
     static char buf[8192];
     pat_fill(buf, sizeof(buf));
@@ -68,9 +69,9 @@ static void test_thresholds(const char *self, const struct result *base)
     run(self, "PAGECLEAR_COLD_NT_THRESHOLD=8M", &r);
     CHECK(r.err[0] == '\0');
     CHECK(strcmp(field(&r, "cold_nt", a, sizeof(a)), "8388608") == 0);
-    /* Below the cold threshold the cold clear is pc_clear's choice. */
+    /* Below the cold threshold the cold clear allocates in cache. */
     CHECK(strcmp(field(&r, "cold_64k", a, sizeof(a)),
-                 pc_selected((size_t)64 << 10)) == 0);
+                 field(&r, "temporal_64k", b, sizeof(b))) == 0);
     CHECK(strcmp(field(&r, "nt", a, sizeof(a)), field(base, "nt", b, sizeof(b))) == 0);
     run(self, "PAGECLEAR_COLD_NT_THRESHOLD=64K", &r);
     if (has_nt_stores()) /* from it, streaming stores */
@@ -78,7 +79,8 @@ static void test_thresholds(const char *self, const struct result *base)
     run(self, "PAGECLEAR_COLD_NT_THRESHOLD=never", &r);
     CHECK(r.err[0] == '\0');
     CHECK(strcmp(field(&r, "cold_nt", a, sizeof(a)), never) == 0);
-    CHECK(strcmp(field(&r, "cold_large", a, sizeof(a)), field(&r, "large", b, sizeof(b))) == 0);
+    CHECK(strcmp(field(&r, "cold_large", a, sizeof(a)),
+                 field(&r, "temporal_large", b, sizeof(b))) == 0);
     run(self, "PAGECLEAR_PARALLEL_NT_THRESHOLD=512M", &r);
     CHECK(strcmp(field(&r, "parallel_nt", a, sizeof(a)), "536870912") == 0);
     run(self, "PAGECLEAR_PARALLEL_NT_THRESHOLD=Never", &r);
