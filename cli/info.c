@@ -72,29 +72,17 @@ static void caches(void)
     printf("\n");
 }
 
-/* glibc's string tunables in effect, from the dynamic loader itself. */
+/* The C library's memset tunables, from the loader this process runs
+ * under (libc.c). */
 static void glibc_tunables(void)
 {
     const char *env = getenv("GLIBC_TUNABLES");
-    printf("glibc:          %s (GLIBC_TUNABLES=%s)\n", gnu_get_libc_version(),
-           env ? env : "unset");
-    const char *loaders[] = {"/lib64/ld-linux-x86-64.so.2",
-                             "/lib/ld-linux-aarch64.so.1"};
-    for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++) {
-        if (access(loaders[i], X_OK) != 0)
-            continue;
-        char cmd[256], line[256];
-        snprintf(cmd, sizeof(cmd), "%s --list-tunables 2>/dev/null", loaders[i]);
-        FILE *p = popen(cmd, "r");
-        if (p == NULL)
-            return;
-        while (fgets(line, sizeof(line), p) != NULL)
-            if (strstr(line, "memset") || strstr(line, "non_temporal") ||
-                strstr(line, "rep_stosb") || strstr(line, "x86_shared_cache"))
-                printf("  tunable %s", line);
-        pclose(p);
+    char tun[2048];
+    printf("memset:         %s (GLIBC_TUNABLES=%s)\n", cli_libc_version(), env ? env : "unset");
+    if (cli_libc_tunables(tun, sizeof(tun)) == 0)
         return;
-    }
+    for (char *l = strtok(tun, "\n"); l != NULL; l = strtok(NULL, "\n"))
+        printf("  tunable %s\n", l);
 }
 
 static void hugepages(void)

@@ -93,10 +93,8 @@ int main(void)
     o.capacity = 2 * ARENA_BYTES;
     o.policy = PC_POOL_INIT_ON_FREE;
     struct pc_pool *pool = pc_pool_create(&o);
-    if (pool == NULL) {
-        perror("arena: pc_pool_create");
-        return 1;
-    }
+    if (pool == NULL)
+        return perror("arena: pc_pool_create"), 1;
     srand(42);
     size_t allocs = 0, bytes = 0, reset_bytes = 0, yields = 0;
     for (int s = 0; s < SESSIONS; s++) {

@@ -102,10 +102,8 @@ int main(int argc, char **argv)
     unsigned char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     int fds[2];
-    if (buf == MAP_FAILED || pipe(fds) != 0) {
-        perror("event_loop");
-        return 1;
-    }
+    if (buf == MAP_FAILED || pipe(fds) != 0)
+        return perror("event_loop"), 1;
     memset(buf, 0xA5, size); /* the previous contents */
 
     struct pc_batch b;
@@ -114,13 +112,10 @@ int main(int argc, char **argv)
     if (size / b.unit > MAX_UNITS)
         b.unit = (size / MAX_UNITS + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
     size_t units = (size + b.unit - 1) / b.unit, n_pings = units * 4 / 10;
-    char msg[MSG_LEN] = "ping";
-    for (size_t i = 0; i < n_pings; i++)
-        if (write(fds[1], msg, MSG_LEN) != MSG_LEN)
+    static const char msgs[2][MSG_LEN] = {"ping", "cancel"};
+    for (size_t i = 0; i <= n_pings; i++) /* the pings, then the cancel */
+        if (write(fds[1], msgs[i == n_pings], MSG_LEN) != MSG_LEN)
             return perror("event_loop: write"), 1;
-    strcpy(msg, "cancel");
-    if (write(fds[1], msg, MSG_LEN) != MSG_LEN)
-        return perror("event_loop: write"), 1;
 
     struct loop l = {.fd = fds[0]};
     b.resched = loop_turn;

@@ -11,6 +11,7 @@
  *   vendor      cpuid vendor, e.g. AuthenticAMD; arm64    (required)
  *   cpu         FAMILY.MODEL.STEPPING, decimal; 0.0.0 off x86-64 (required)
  *   features    the features the selection uses, as pc_host.features
+ *               ("none" for none)
  *               (compared as a set)                       (required)
  *   llc         last-level cache size, as pc_host.llc_size (required)
  *   hypervisor  0 or 1                                    (required)
@@ -286,7 +287,9 @@ static int parse_value(struct parse *p, enum pci_profile_key k, const char *val)
             break;
         return 0;
     case PCI_K_FEATURES:
-        snprintf(p->features, sizeof(p->features), "%s", val);
+        /* "none": a CPU whose selection uses no feature (the portable
+         * build); a value cannot be empty. */
+        snprintf(p->features, sizeof(p->features), "%s", strcmp(val, "none") == 0 ? "" : val);
         return 0;
     case PCI_K_LLC:
         rc = pc_parse_size(val, &p->llc);

@@ -109,7 +109,7 @@ int pc_profile_format(const struct pc_tuning *t, const char *comment, char *buf,
     putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_LIBRARY], pc_version());
     putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_VENDOR], h.vendor);
     putf(&o, "%s = %u.%u.%u\n", pci_profile_keys[PCI_K_CPU], h.cpu[0], h.cpu[1], h.cpu[2]);
-    putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_FEATURES], h.features);
+    putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_FEATURES], *h.features ? h.features : "none");
     putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_LLC], size_value(h.llc, a, sizeof(a)));
     putf(&o, "%s = %d\n", pci_profile_keys[PCI_K_HYPERVISOR], h.hypervisor);
     for (int i = 0; i < 4; i++)

@@ -91,7 +91,7 @@ grep -q "^parallel,pc_clear_parallel,.*,1,GB/s" "$tmp/par.csv" || bad "parallel 
 
 step "info and list"
 "$bin" info > "$tmp/info.txt" || bad "info exit $?"
-for k in "cpu:" "features used:" "caches:" "pc_clear uses:" "pc_clear_cold uses:" "cold clear:" "parallel clear:" "profile:" "glibc:" "hugetlb pages:" "thp:" "preemption:" "hw counters:"; do
+for k in "cpu:" "features used:" "caches:" "pc_clear uses:" "pc_clear_cold uses:" "cold clear:" "parallel clear:" "profile:" "memset:" "hugetlb pages:" "thp:" "preemption:" "hw counters:"; do
     grep -q "^$k" "$tmp/info.txt" || bad "info lacks '$k'"
 done
 for name in generic x86-64-unrolled x86-64-stosq x86-64-stosb x86-64-avx2 x86-64-avx512 \

@@ -20,7 +20,14 @@ export HOME="$tmp/home"
 step "tune --quick --json -o FILE"
 "$bin" tune --quick --json -o "$tmp/prof" > "$tmp/tune.json" 2> "$tmp/tune.err" ||
     bad "tune exit $?"
-$check "$tmp/tune.json" --expect tune || bad "tune JSON"
+# A host with streaming stores has thresholds to measure; one without
+# (the portable build) has none, and says so with an empty array.
+if "$bin" list | grep -v "not supported" | grep -q " nontemporal "; then
+    $check "$tmp/tune.json" --expect tune || bad "tune JSON"
+else
+    python3 -c "import json, sys; assert json.load(open(sys.argv[1])) == []" "$tmp/tune.json" ||
+        bad "tune JSON without streaming stores"
+fi
 grep -q "^format = 1$" "$tmp/prof" || bad "no profile written"
 PAGECLEAR_PROFILE="$tmp/prof" "$bin" info > "$tmp/info.txt" 2> "$tmp/info.err"
 grep -q "^profile: .*/prof (in force)" "$tmp/info.txt" || bad "tune's profile is not in force"

@@ -179,6 +179,7 @@ def test_bench_runs_small() -> None:
         assert want in names
     for row in out["rows"]:
         assert row["median_s"] > 0 and row["ratio"] > 0 and row["state"]
+        assert "target" not in row  # targets are set for 1 GiB / 256 MiB
     assert out["info"]["pageclear"] == pageclear.__version__
 
 
