@@ -234,6 +234,7 @@ struct cli_xover {
     double a[CLI_GRID_MAX_SIZES][CLI_NCACHE], b[CLI_GRID_MAX_SIZES][CLI_NCACHE];
     double a_sd[CLI_GRID_MAX_SIZES][CLI_NCACHE], b_sd[CLI_GRID_MAX_SIZES][CLI_NCACHE];
     double tol[CLI_NCACHE];
+    unsigned long runs; /* behind each median (their standard error) */
 };
 struct cli_decision {
     size_t threshold;   /* a measured size, or SIZE_MAX for never */
@@ -241,7 +242,7 @@ struct cli_decision {
     size_t worst_index; /* that size index */
     int worst_state;    /* and that state (-1: nothing weighed) */
     int ambiguous;      /* candidates within the noise of each other */
-    double noise_pct;   /* the median spread of the runs, % */
+    double noise_pct;   /* the medians' standard error, % */
 };
 /* Choose the threshold (decide.c says how). */
 void cli_decide(const struct cli_xover *x, struct cli_decision *d);

@@ -9,8 +9,9 @@
  * far the primitive it runs falls behind the better of the two, divided by
  * that state's tolerance (5% where the contract is judged, 10% where it
  * must only not lose badly). The lowest worst loss wins, ties going to the
- * lower sum of losses. When runs disagree by more than the candidates'
- * scores differ, the crossover is ambiguous and tune takes the safe side:
+ * lower sum of losses. When the medians' own uncertainty (from the runs'
+ * spread) is larger than the candidates' scores differ, the crossover is
+ * ambiguous and tune takes the safe side:
  * the built-in threshold if it is among the near-tied (the measurement
  * cannot tell it is wrong, so it is not moved on noise), else among them
  * the one with the lowest worst loss under pessimistic figures (the chosen
@@ -82,8 +83,10 @@ void cli_decide(const struct cli_xover *x, struct cli_decision *d)
             best_sum = sum;
         }
     }
-    /* The noise: the median spread of the runs the decision rests on, in
-     * the units of the score (tolerance multiples). */
+    /* The noise: the standard error of a median of `runs` runs (1.25
+     * sigma / sqrt(runs) for roughly normal runs), with sigma the median
+     * spread of the runs the decision rests on, in the units of the score
+     * (tolerance multiples). */
     double sds[2 * CLI_GRID_MAX_SIZES * CLI_NCACHE];
     size_t nsd = 0;
     double tol_min = HUGE_VAL;
@@ -99,7 +102,8 @@ void cli_decide(const struct cli_xover *x, struct cli_decision *d)
     }
     struct cli_stats st;
     cli_stats(sds, nsd, &st);
-    double margin = nsd ? st.median / 100 / tol_min : 0;
+    double runs = x->runs > 1 ? (double)x->runs : 1;
+    double margin = nsd ? 1.2533 * st.median / 100 / sqrt(runs) / tol_min : 0;
     double mean_best = cells ? best_sum / (double)cells : 0;
 
     /* Near-tied: within the noise of the best in the worst loss and in the
@@ -127,6 +131,6 @@ void cli_decide(const struct cli_xover *x, struct cli_decision *d)
             d->threshold = x->dflt; /* not moved on noise */
     }
     d->ambiguous = near > 1;
-    d->noise_pct = nsd ? st.median : 0;
+    d->noise_pct = nsd ? 1.2533 * st.median / sqrt(runs) : 0;
     d->worst_loss = cli_xover_loss(x, d->threshold, &d->worst_index, &d->worst_state);
 }

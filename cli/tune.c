@@ -27,10 +27,13 @@
 #define MIB ((size_t)1 << 20)
 #define GIB ((size_t)1 << 30)
 /* ~2-6 ms per run at 10-30 GB/s: above the clock's resolution by far, and
- * 3 primitives x 3 states x 17 sizes x 10 runs stay within a minute. */
+ * 3 primitives x 3 states x 17 sizes x 16 runs stay within a minute. */
 #define BYTES_PER_RUN (64 * MIB)
-#define DEFAULT_RUNS 9
-#define QUICK_RUNS 3
+/* The medians' standard error falls with the square root of the runs:
+ * 15 runs put it near 3% with this guest's ~10% run-to-run spread, and
+ * tune near a minute on 2 cores. */
+#define DEFAULT_RUNS 15
+#define QUICK_RUNS 5
 /* The vector/string crossover lies within L1/L2 sizes on every CPU
  * measured (32-48 KiB); past 256 KiB vector stores have no edge left. */
 #define VECTOR_SPAN (256 * KIB)
@@ -335,6 +338,7 @@ static int run(struct tune *t)
         x = (struct cli_xover){.tol = {[CLI_CACHE_WARM] = TOL_WARM, [CLI_CACHE_USE] = TOL_CONTRACT}};
         from_grid(&g, 0, n, a_fn, fs, &x);
         x.dflt = dflt.vector_max;
+        x.runs = t->runs;
         cli_decide(&x, &d);
         /* never = vector stores over the whole span measured */
         out.vector_max = d.threshold == SIZE_MAX ? 2 * sizes[n - 1] : d.threshold;
@@ -354,6 +358,7 @@ static int run(struct tune *t)
         from_grid(&g, 0, nsize, a_fn, fnt, &x);
         x.first = first;
         x.dflt = dflt.nt_threshold;
+        x.runs = t->runs;
         cli_decide(&x, &d);
         out.nt_threshold = d.threshold;
         cli_tune_report(rep, &t->rs, t->fmt, t->runs, "nt_threshold", "temporal", fns[fnt].name, &x,
@@ -362,6 +367,7 @@ static int run(struct tune *t)
         x = (struct cli_xover){.tol = {[CLI_CACHE_COLD] = TOL_CONTRACT}};
         from_grid(&g, 0, nsize, a_fn, fnt, &x);
         x.dflt = dflt.cold_nt_threshold;
+        x.runs = t->runs;
         cli_decide(&x, &d);
         out.cold_nt_threshold = d.threshold;
         cli_tune_report(rep, &t->rs, t->fmt, t->runs, "cold_nt_threshold", "temporal", fns[fnt].name,
@@ -390,6 +396,7 @@ static int run(struct tune *t)
         if (par_measure(t, fns[fs].kind, fns[fnt].kind, psizes, np, threads, &x) != 0)
             return CLI_EXIT_RUNTIME;
         x.dflt = dflt.parallel_nt_threshold;
+        x.runs = t->runs;
         cli_decide(&x, &d);
         out.parallel_nt_threshold = d.threshold;
         cli_tune_report(rep, &t->rs, t->fmt, t->runs, "parallel_nt_threshold", fns[fs].name,

@@ -74,7 +74,8 @@ void cli_tune_report(FILE *f, struct cli_records *rs, enum cli_format fmt, unsig
                cli_fmt_size(x->sizes[wi], s1, sizeof(s1)));
     fprintf(f, "\n");
     if (d->ambiguous)
-        fprintf(f, "ambiguous: other thresholds come within the noise (runs spread ±%.1f%%); "
+        fprintf(f, "ambiguous: other thresholds come within the noise (the medians' "
+                   "standard error, ±%.1f%%); "
                "%s\n", d->noise_pct,
                d->threshold == dflt ? "kept the built-in, which the runs cannot fault"
                                     : "took the one that loses least if the noise hid the "
