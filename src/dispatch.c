@@ -16,16 +16,15 @@
  * by a third at 48 KiB, where the extent no longer fits L1d. */
 #define VECTOR_MAX_DEFAULT ((size_t)32 << 10)
 
-/* From this length non-temporal stores serve Intel best: past the cache
- * the CPU can really use, temporal stores pay a read for ownership per line
- * and evict useful data, while below it they leave the zeroed lines in
- * cache for a caller about to use them (at equal bandwidth). Measured on
- * the same guest, median of 7 runs: stosb equalled avx512-nt up to 24 MiB
- * (22.9 vs 22.6 GB/s), reached 97% at 32 MiB and 73% at 48 MiB, then fell
- * to 9 GB/s against 22 from 64 MiB. cpuid reports the host's 260 MiB L3,
- * shared with other guests, so it cannot place the crossover; 16 MiB keeps
- * a margin below it, and a smaller LLC lowers it further. */
-#define NT_THRESHOLD_INTEL ((size_t)16 << 20)
+/* From this length non-temporal stores serve pc_clear's contract (the
+ * caller is about to use the memory) on Intel. Chosen on the `use` state,
+ * with `warm` not to lose badly (issue 7's measurements on the Xeon guest,
+ * interleaved, median of 7, GB/s stosb / avx512-nt): use 9.0 / 8.9 at
+ * 1 MiB, 7.2 / 9.3 at 4 MiB, 6.0 / 8.7 at 16 MiB; warm 43 / 24 at 1 MiB,
+ * 28 / 24 at 4 MiB, 24 / 24 at 16 MiB. From 4 MiB the worst loss is warm's
+ * 14% at 4 MiB; from 16 MiB (the earlier default, set on warm alone) it
+ * was use's 23% at 4 MiB. A smaller LLC lowers it further. */
+#define NT_THRESHOLD_INTEL ((size_t)4 << 20)
 
 /* pc_clear_cold streams from the end of the vector range, where the CPU
  * has non-temporal vector stores: its caller will not read the memory
@@ -45,7 +44,11 @@ void pci_default_thresholds(const struct pci_cpu *c, struct pci_thresholds *t)
          * reaches about the LLC size: whole-extent stosb measured 61-75
          * GB/s against 58-87 for AVX-512 non-temporal stores on the
          * project's Zen 4 (SPEC section 1), so stosb serves every large
-         * size there and keeps smaller extents in cache. */
+         * size there and keeps smaller extents in cache. Measured again
+         * by cache state on the Zen 4 guest (`pageclear tune`, 15 runs):
+         * streaming wins `use` by 14-25% at 16 MiB and ties from 64 MiB,
+         * while `warm` swings by up to 2x either way above the LLC; the
+         * runs cannot fault "never", so it stays (see README). */
         t->nt_threshold = PCI_UNSET;
     } else {
         t->nt_threshold = NT_THRESHOLD_INTEL;

@@ -110,9 +110,12 @@ static void test_x86_policy(void)
     /* Defaults: Intel's NT threshold never exceeds its LLC; AMD with ERMS
      * leaves large extents to rep stosb. */
     struct pci_cpu small = {.features = PCI_F_X86_64, .vendor = PCI_VENDOR_INTEL,
-                            .llc_size = (size_t)6 << 20};
+                            .llc_size = (size_t)3 << 20};
     pci_default_thresholds(&small, &t);
-    CHECK_EQ(t.nt_threshold, (size_t)6 << 20);
+    CHECK_EQ(t.nt_threshold, (size_t)3 << 20);
+    small.llc_size = (size_t)260 << 20; /* a tenant-shared L3 does not raise it */
+    pci_default_thresholds(&small, &t);
+    CHECK_EQ(t.nt_threshold, (size_t)4 << 20);
     struct pci_cpu amd = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX512,
                           .vendor = PCI_VENDOR_AMD, .llc_size = (size_t)32 << 20};
     pci_default_thresholds(&amd, &t);
