@@ -26,6 +26,27 @@ static void call(const struct cli_fn *f, char *p, size_t n, int byte)
         (void)pc_impl_fill((size_t)f->kind, p, n, byte);
 }
 
+/* One pass of f over the extent at p: one call, or one per chunk (the
+ * batched clear makes its units itself). */
+static void pass(const struct cli_fn *f, char *p, size_t size, size_t chunk, int byte,
+                 const struct pc_batch *b)
+{
+    if (f->kind == CLI_FN_PC_BATCHED) {
+        (void)pc_clear_batched(p, size, b, NULL);
+        return;
+    }
+    for (size_t off = 0; off < size; off += chunk)
+        call(f, p + off, size - off < chunk ? size - off : chunk, byte);
+}
+
+/* The byte loop l stores: f's own, perf's loop index, the target's. */
+static int byte_of(const struct cli_fn *f, const struct cli_target *t, unsigned long l)
+{
+    if (f->byte > 0)
+        return f->byte;
+    return t->fill == CLI_FILL_LOOP ? (int)(l & 0xff) : t->fill;
+}
+
 /* One timed run: GB/s (10^9 bytes per second). */
 static double run_once(const struct cli_fn *f, struct cli_target *t, unsigned long loops)
 {
@@ -36,18 +57,16 @@ static double run_once(const struct cli_fn *f, struct cli_target *t, unsigned lo
     b.unit = chunk;
     b.model = PC_PREEMPT_VOLUNTARY;
     cli_target_evict(t);
+    /* Warm means the extent as this function's own last pass left it:
+     * with runs interleaved, the function before may have left it out of
+     * cache (streaming stores evict what they write), so one untimed pass
+     * first, as perf bench's untimed first clear. */
+    if (t->cache == CLI_CACHE_WARM)
+        pass(f, t->base, size, chunk, byte_of(f, t, 0), &b);
     uint64_t t0 = cli_now_ns();
     for (unsigned long l = 0; l < loops; l++) {
         char *p = cli_target_next(t);
-        /* perf's memset workload stores the loop index as the byte */
-        int byte = f->byte > 0                ? f->byte
-                   : t->fill == CLI_FILL_LOOP ? (int)(l & 0xff)
-                                              : t->fill;
-        if (f->kind == CLI_FN_PC_BATCHED) /* one call; the library makes the units */
-            (void)pc_clear_batched(p, size, &b, NULL);
-        else
-            for (size_t off = 0; off < size; off += chunk)
-                call(f, p + off, size - off < chunk ? size - off : chunk, byte);
+        pass(f, p, size, chunk, byte_of(f, t, l), &b);
         if (t->cache == CLI_CACHE_USE)
             cli_target_use(p, size);
     }
