@@ -15,12 +15,20 @@
  * the built-in threshold if it is among the near-tied (the measurement
  * cannot tell it is wrong, so it is not moved on noise), else among them
  * the one with the lowest worst loss under pessimistic figures (the chosen
- * primitive's median less its spread, the other's plus its spread): the
- * least that can go wrong if the noise hid the truth.
+ * primitive's median less its standard error, the other's plus its
+ * standard error): the least that can go wrong if the noise hid the
+ * truth.
  */
 #include <math.h>
 
 #include "cli.h"
+
+/* The standard error of a median of x->runs runs whose spread is sd_pct,
+ * as a fraction: 1.25 sigma / sqrt(runs) for roughly normal runs. */
+static double se(const struct cli_xover *x, double sd_pct)
+{
+    return 1.2533 * sd_pct / 100 / sqrt(x->runs > 1 ? (double)x->runs : 1);
+}
 
 /* Score of threshold t. pess: use pessimistic figures. *sum gets the sum
  * of the normalised losses; *wi, *ws the worst size index and state. */
@@ -39,8 +47,8 @@ static double score(const struct cli_xover *x, size_t t, int pess, double *sum,
             double mine = use_b ? x->b[i][c] : x->a[i][c];
             double other = use_b ? x->a[i][c] : x->b[i][c];
             if (pess) {
-                mine *= 1 - (use_b ? x->b_sd[i][c] : x->a_sd[i][c]) / 100;
-                other *= 1 + (use_b ? x->a_sd[i][c] : x->b_sd[i][c]) / 100;
+                mine *= 1 - se(x, use_b ? x->b_sd[i][c] : x->a_sd[i][c]);
+                other *= 1 + se(x, use_b ? x->a_sd[i][c] : x->b_sd[i][c]);
             }
             double top = mine > other ? mine : other;
             double loss = top > 0 ? (1 - mine / top) / x->tol[c] : 0;
@@ -102,8 +110,7 @@ void cli_decide(const struct cli_xover *x, struct cli_decision *d)
     }
     struct cli_stats st;
     cli_stats(sds, nsd, &st);
-    double runs = x->runs > 1 ? (double)x->runs : 1;
-    double margin = nsd ? 1.2533 * st.median / 100 / sqrt(runs) / tol_min : 0;
+    double margin = nsd ? se(x, st.median) / tol_min : 0;
     double mean_best = cells ? best_sum / (double)cells : 0;
 
     /* Near-tied: within the noise of the best in the worst loss and in the
@@ -131,6 +138,6 @@ void cli_decide(const struct cli_xover *x, struct cli_decision *d)
             d->threshold = x->dflt; /* not moved on noise */
     }
     d->ambiguous = near > 1;
-    d->noise_pct = nsd ? 1.2533 * st.median / sqrt(runs) : 0;
+    d->noise_pct = nsd ? 100 * se(x, st.median) : 0;
     d->worst_loss = cli_xover_loss(x, d->threshold, &d->worst_index, &d->worst_state);
 }
