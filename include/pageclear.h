@@ -312,8 +312,8 @@ struct pc_host {
     size_t zva_block;      /* arm64 dc zva block bytes, 0 if unusable */
     size_t vector_max;     /* selection threshold: below, vector stores */
     size_t nt_threshold;   /* selection threshold: from here, non-temporal;
-                              SIZE_MAX: never (e.g. AMD, where rep stosb
-                              stops allocating by itself) */
+                              SIZE_MAX: never (e.g. a CPU without
+                              non-temporal vector stores) */
     size_t unit;           /* pc_default_unit() */
     const char *forced;    /* name forced by PAGECLEAR_IMPL, or NULL */
     int numa_nodes;        /* NUMA nodes with CPUs (1 if unknown) */

@@ -25,6 +25,8 @@
  * 14% at 4 MiB; from 16 MiB (the earlier default, set on warm alone) it
  * was use's 23% at 4 MiB. A smaller LLC lowers it further. */
 #define NT_THRESHOLD_INTEL ((size_t)4 << 20)
+/* AMD's, where cpuid gives no LLC: a quarter of Zen 4's 32 MiB (below). */
+#define NT_THRESHOLD_AMD ((size_t)8 << 20)
 
 /* pc_clear_cold streams from the end of the vector range, where the CPU
  * has non-temporal vector stores: its caller will not read the memory
@@ -41,15 +43,15 @@ void pci_default_thresholds(const struct pci_cpu *c, struct pci_thresholds *t)
     t->vector_max = VECTOR_MAX_DEFAULT;
     if (c->vendor == PCI_VENDOR_AMD && (c->features & PCI_F_ERMS)) {
         /* AMD Zen 3/4 stop allocating lines for rep stosb once the extent
-         * reaches about the LLC size: whole-extent stosb measured 61-75
-         * GB/s against 58-87 for AVX-512 non-temporal stores on the
-         * project's Zen 4 (SPEC section 1), so stosb serves every large
-         * size there and keeps smaller extents in cache. Measured again
-         * by cache state on the Zen 4 guest (`pageclear tune`, 15 runs):
-         * streaming wins `use` by 14-25% at 16 MiB and ties from 64 MiB,
-         * while `warm` swings by up to 2x either way above the LLC; the
-         * runs cannot fault "never", so it stays (see README). */
-        t->nt_threshold = PCI_UNSET;
+         * reaches about the LLC size (SPEC section 1: whole-extent stosb
+         * 61-75 GB/s against 58-87 for AVX-512 streaming stores on the
+         * project's Zen 4), but below that point streaming stores win the
+         * states pc_clear serves. Zen 4 guest, 32 MiB L3, `pageclear
+         * tune` (15 interleaved runs): `use` favours streaming from 4-8
+         * MiB (+8% at 4 MiB, +19-22% at 8-16 MiB), `warm` favours stosb
+         * up to 8 MiB (+6-12%) and streaming from 16 MiB (+40-50%); tune
+         * chose 8 MiB, a quarter of the L3. */
+        t->nt_threshold = c->llc_size != 0 ? c->llc_size / 4 : NT_THRESHOLD_AMD;
     } else {
         t->nt_threshold = NT_THRESHOLD_INTEL;
         if (c->llc_size != 0 && c->llc_size < t->nt_threshold)

@@ -107,8 +107,7 @@ static void test_x86_policy(void)
     CHECK_EQ(pci_select(&intel, &t, 100, 0), PCI_ID_x86_stosq);
     CHECK_EQ(pci_select(&intel, &t, 1 << 30, 0), PCI_ID_x86_stosq);
 
-    /* Defaults: Intel's NT threshold never exceeds its LLC; AMD with ERMS
-     * leaves large extents to rep stosb. */
+    /* Defaults: Intel's NT threshold never exceeds its LLC. */
     struct pci_cpu small = {.features = PCI_F_X86_64, .vendor = PCI_VENDOR_INTEL,
                             .llc_size = (size_t)3 << 20};
     pci_default_thresholds(&small, &t);
@@ -119,7 +118,17 @@ static void test_x86_policy(void)
     struct pci_cpu amd = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX512,
                           .vendor = PCI_VENDOR_AMD, .llc_size = (size_t)32 << 20};
     pci_default_thresholds(&amd, &t);
-    CHECK_EQ(pci_select(&amd, &t, (size_t)1 << 32, 0), PCI_ID_x86_stosb);
+    /* AMD streams from a quarter of its LLC (8 MiB of Zen 4's 32 MiB), or
+     * 8 MiB where cpuid tells no LLC. */
+    CHECK_EQ(t.nt_threshold, (size_t)8 << 20);
+    CHECK_EQ(pci_select(&amd, &t, ((size_t)8 << 20) - 1, 0), PCI_ID_x86_stosb);
+    CHECK_EQ(pci_select(&amd, &t, (size_t)8 << 20, 0), PCI_ID_x86_avx512_nt);
+    amd.llc_size = (size_t)96 << 20;
+    pci_default_thresholds(&amd, &t);
+    CHECK_EQ(t.nt_threshold, (size_t)24 << 20);
+    amd.llc_size = 0;
+    pci_default_thresholds(&amd, &t);
+    CHECK_EQ(t.nt_threshold, (size_t)8 << 20);
 }
 
 /* The defaults of the cold and parallel thresholds: cold streams from the
@@ -133,14 +142,15 @@ static void test_cold_parallel_defaults(void)
     pci_default_thresholds(&amd, &t);
     CHECK_EQ(t.cold_nt_threshold, t.vector_max);
     CHECK_EQ(t.parallel_nt_threshold, t.nt_threshold);
-    CHECK_EQ(t.nt_threshold, SIZE_MAX);
-    /* pc_clear keeps rep stosb on AMD; the cold clear streams past the
-     * vector range, and the parallel one follows pc_clear. */
+    CHECK_EQ(t.nt_threshold, (size_t)8 << 20);
+    /* The cold clear streams past the vector range, and the parallel one
+     * follows pc_clear: rep stosb below 8 MiB, streaming from it. */
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, 100), PCI_ID_x86_avx512);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, t.vector_max - 1), PCI_ID_x86_avx512);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, t.vector_max), PCI_ID_x86_avx512_nt);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, (size_t)1 << 30), PCI_ID_x86_avx512_nt);
-    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_PARALLEL, (size_t)1 << 30), PCI_ID_x86_stosb);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_PARALLEL, (size_t)1 << 20), PCI_ID_x86_stosb);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_PARALLEL, (size_t)1 << 30), PCI_ID_x86_avx512_nt);
 
     struct pci_cpu intel = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2,
                             .vendor = PCI_VENDOR_INTEL, .llc_size = (size_t)260 << 20};
