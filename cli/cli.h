@@ -200,6 +200,12 @@ int cli_fn_fills(const struct cli_fn *f);
 void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
                  unsigned long loops, unsigned long runs, int counters,
                  struct cli_stats *out, struct cli_counts *counts);
+/* The same, keeping every run's figure in raw[f * runs + r] (rounds r are
+ * the same time slot for every function: ratios within a round cancel the
+ * machine's drift). */
+void cli_measure_runs(const struct cli_fn *fns, size_t n, struct cli_target *t,
+                      unsigned long loops, unsigned long runs, int counters,
+                      struct cli_stats *out, struct cli_counts *counts, double *raw);
 
 /* ---- grid.c ---- */
 #define CLI_GRID_MAX_SIZES 24
@@ -215,12 +221,17 @@ struct cli_grid {
     size_t bytes_per_run; /* each run clears at least this much */
     unsigned long loops[CLI_GRID_MAX_SIZES]; /* out: calls per run, per size */
     struct cli_stats *st; /* out */
+    double *raw;          /* out: every run, see cli_grid_ratio */
 };
 /* 0, or -1 after a message (label names the command in it). */
 int cli_grid_run(struct cli_grid *g, const char *label);
 struct cli_stats *cli_grid_at(const struct cli_grid *g, size_t size_index,
                               enum cli_cache c, size_t fn_index);
 void cli_grid_free(struct cli_grid *g);
+/* Median over the rounds of fn_a's figure over fn_b's in the same round:
+ * the paired comparison, free of the drift both saw. */
+double cli_grid_ratio(const struct cli_grid *g, size_t size_index, enum cli_cache c,
+                      size_t fn_a, size_t fn_b);
 
 /* ---- decide.c ---- */
 /* Two primitives measured over sizes and cache states: a runs below a

@@ -14,11 +14,30 @@ struct cli_stats *cli_grid_at(const struct cli_grid *g, size_t si, enum cli_cach
     return &g->st[(si * CLI_NCACHE + (size_t)c) * g->nfn + fi];
 }
 
+static double *raw_at(const struct cli_grid *g, size_t si, enum cli_cache c, size_t fi)
+{
+    return &g->raw[((si * CLI_NCACHE + (size_t)c) * g->nfn + fi) * g->runs];
+}
+
+double cli_grid_ratio(const struct cli_grid *g, size_t si, enum cli_cache c, size_t fa,
+                      size_t fb)
+{
+    const double *a = raw_at(g, si, c, fa), *b = raw_at(g, si, c, fb);
+    double r[256];
+    size_t n = g->runs < 256 ? g->runs : 256;
+    for (size_t i = 0; i < n; i++)
+        r[i] = b[i] > 0 ? a[i] / b[i] : 0;
+    struct cli_stats st;
+    cli_stats(r, n, &st);
+    return st.median;
+}
+
 int cli_grid_run(struct cli_grid *g, const char *label)
 {
     char a[32], err[512];
     g->st = calloc(g->nsize * CLI_NCACHE * g->nfn, sizeof(*g->st));
-    if (g->st == NULL) {
+    g->raw = calloc(g->nsize * CLI_NCACHE * g->nfn * g->runs, sizeof(*g->raw));
+    if (g->st == NULL || g->raw == NULL) {
         cli_error("%s: out of memory", label);
         return -1;
     }
@@ -45,8 +64,9 @@ int cli_grid_run(struct cli_grid *g, const char *label)
                 t = &warm;
             }
             cold.cache = (enum cli_cache)c;
-            cli_measure(g->fns, g->nfn, t, loops, g->runs, 0,
-                        cli_grid_at(g, si, (enum cli_cache)c, 0), NULL);
+            cli_measure_runs(g->fns, g->nfn, t, loops, g->runs, 0,
+                             cli_grid_at(g, si, (enum cli_cache)c, 0), NULL,
+                             raw_at(g, si, (enum cli_cache)c, 0));
             g->loops[si] = loops;
         }
         cli_target_unmap(&cold);
@@ -58,5 +78,7 @@ int cli_grid_run(struct cli_grid *g, const char *label)
 void cli_grid_free(struct cli_grid *g)
 {
     free(g->st);
+    free(g->raw);
     g->st = NULL;
+    g->raw = NULL;
 }

@@ -120,11 +120,11 @@ int cli_fn_find(const char *name, struct cli_fn *out)
     return pc_impl_find(name) >= 0 ? -ENOTSUP : -ENOENT;
 }
 
-void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
-                 unsigned long loops, unsigned long runs, int counters,
-                 struct cli_stats *out, struct cli_counts *counts)
+void cli_measure_runs(const struct cli_fn *fns, size_t n, struct cli_target *t,
+                      unsigned long loops, unsigned long runs, int counters,
+                      struct cli_stats *out, struct cli_counts *counts, double *raw)
 {
-    double *v = calloc(n * runs, sizeof(double));
+    double *v = raw != NULL ? raw : calloc(n * runs, sizeof(double));
     if (v == NULL) {
         cli_error("out of memory");
         exit(CLI_EXIT_RUNTIME);
@@ -136,8 +136,11 @@ void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
         if (counts != NULL)
             counts[f] = (struct cli_counts){.available = have};
     }
+    /* Each round starts one function later, so no function always runs
+     * right after the same one (whose cache footprint it would inherit). */
     for (unsigned long r = 0; r < runs; r++)
-        for (size_t f = 0; f < n; f++) {
+        for (size_t k = 0; k < n; k++) {
+            size_t f = (k + r) % n;
             if (have)
                 cli_counters_start(&cs);
             v[f * runs + r] = run_once(&fns[f], t, loops);
@@ -152,5 +155,13 @@ void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
         cli_counters_close(&cs);
     for (size_t f = 0; f < n; f++)
         cli_stats(&v[f * runs], runs, &out[f]);
-    free(v);
+    if (raw == NULL)
+        free(v);
+}
+
+void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
+                 unsigned long loops, unsigned long runs, int counters,
+                 struct cli_stats *out, struct cli_counts *counts)
+{
+    cli_measure_runs(fns, n, t, loops, runs, counters, out, counts, NULL);
 }

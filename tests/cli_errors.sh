@@ -37,6 +37,7 @@ expect 2 "not a whole number" tune -n 1
 expect 1 "cannot create the directory" tune -o /proc/nonexistent/dir/profile
 expect 2 "unknown option" check --bogus
 expect 2 "not a whole number" check -n 0
+expect 2 "not a whole number" check -n 201
 expect 2 "not a whole number" mem clear -s 1M -l 0
 expect 2 "not a whole number" mem clear -s 1M -n x
 expect 2 "-s SIZE is required" mmap

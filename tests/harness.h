@@ -99,6 +99,15 @@ static inline size_t pat_check(const char *p, size_t n, size_t z0, size_t z1)
     return SIZE_MAX;
 }
 
+/* 1 if the primitive called name streams (non-temporal stores or
+ * clzero), as the table says. */
+static inline int is_streaming(const char *name)
+{
+    struct pc_impl_info in;
+    int i = pc_impl_find(name);
+    return i >= 0 && pc_impl_get((size_t)i, &in) == 0 && in.cache == PC_CACHE_NONTEMPORAL;
+}
+
 /* A small deterministic PRNG (xorshift64*), so failures reproduce. */
 static inline uint64_t rng_next(uint64_t *s)
 {

@@ -169,8 +169,8 @@ static void test_applied(int etc_exists)
     CHECK(strcmp(child_field(&r, "cold_64k", a, sizeof(a)),
                  child_field(&r, "temporal_64k", b, sizeof(b))) == 0);
     if (has_nt_stores()) {
-        CHECK(strstr(child_field(&r, "sel_4m", a, sizeof(a)), "-nt") != NULL);
-        CHECK(strstr(child_field(&r, "cold_4m", a, sizeof(a)), "-nt") != NULL);
+        CHECK(is_streaming(child_field(&r, "sel_4m", a, sizeof(a))));
+        CHECK(is_streaming(child_field(&r, "cold_4m", a, sizeof(a))));
     }
 
     /* A single variable overrides the profile's key, and only it. */
@@ -183,7 +183,7 @@ static void test_applied(int etc_exists)
     want.cold_nt_threshold = 8 << 20;
     expect_tuning(&r, &want);
     expect_status(&r, named, "in force");
-    CHECK(strstr(child_field(&r, "sel_4m", a, sizeof(a)), "-nt") == NULL);
+    CHECK(!is_streaming(child_field(&r, "sel_4m", a, sizeof(a))));
     const char *over2[] = {kv, "PAGECLEAR_VECTOR_MAX=0", "PAGECLEAR_PARALLEL_NT_THRESHOLD=1G",
                            NULL};
     child_run(over2, &r);

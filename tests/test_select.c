@@ -129,6 +129,18 @@ static void test_x86_policy(void)
     amd.llc_size = 0;
     pci_default_thresholds(&amd, &t);
     CHECK_EQ(t.nt_threshold, (size_t)8 << 20);
+    /* With clzero, AMD streams with it; the cache-allocating plan never
+     * does. */
+    amd.features |= PCI_F_CLZERO;
+    CHECK_EQ(pci_select(&amd, &t, (size_t)8 << 20, 0), PCI_ID_x86_clzero);
+    CHECK_EQ(pci_select(&amd, &t, (size_t)8 << 20, 1), PCI_ID_x86_stosb);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, 1 << 20), PCI_ID_x86_clzero);
+    /* clzero alone (no vector NT stores) still streams. */
+    struct pci_cpu zen_novec = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_CLZERO,
+                                .vendor = PCI_VENDOR_AMD};
+    pci_default_thresholds(&zen_novec, &t);
+    CHECK(t.cold_nt_threshold != SIZE_MAX);
+    CHECK_EQ(pci_select_kind(&zen_novec, &t, PCI_PLAN_COLD, 1 << 20), PCI_ID_x86_clzero);
 }
 
 /* The defaults of the cold and parallel thresholds: cold streams from the
