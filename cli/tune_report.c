@@ -112,24 +112,27 @@ static int make_parent(const char *path)
     return 0;
 }
 
-static void tmp_name(const char *path, char *tmp, size_t n)
+/* Make path's directory and open the temporary file beside it that a
+ * write goes through (tmp gets its name); NULL after a message. */
+static FILE *open_tmp(const char *path, char *tmp, size_t n)
 {
+    if (make_parent(path) != 0) {
+        cli_error("cannot create the directory of '%s': %s", path, strerror(errno));
+        return NULL;
+    }
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL)
+        cli_error("cannot write '%s': %s", tmp, strerror(errno));
+    return f;
 }
 
 int cli_check_writable(const char *path)
 {
     char tmp[4200];
-    if (make_parent(path) != 0) {
-        cli_error("cannot create the directory of '%s': %s", path, strerror(errno));
+    FILE *f = open_tmp(path, tmp, sizeof(tmp));
+    if (f == NULL)
         return -1;
-    }
-    tmp_name(path, tmp, sizeof(tmp));
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        cli_error("cannot write '%s': %s", tmp, strerror(errno));
-        return -1;
-    }
     fclose(f);
     unlink(tmp);
     return 0;
@@ -140,16 +143,9 @@ int cli_check_writable(const char *path)
 int cli_write_file(const char *path, const char *text)
 {
     char tmp[4200];
-    if (make_parent(path) != 0) {
-        cli_error("cannot create the directory of '%s': %s", path, strerror(errno));
+    FILE *f = open_tmp(path, tmp, sizeof(tmp));
+    if (f == NULL)
         return -1;
-    }
-    tmp_name(path, tmp, sizeof(tmp));
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        cli_error("cannot write '%s': %s", tmp, strerror(errno));
-        return -1;
-    }
     int bad = fputs(text, f) < 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
