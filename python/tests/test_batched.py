@@ -142,21 +142,27 @@ def killer(done):
         time.sleep(0.0002)
 
 for attempt in range(10):
-    buf[:] = b"\xa5" * N
-    done = threading.Event()
-    t = threading.Thread(target=killer, args=(done,))
-    t.start()
+    n = None
     try:
-        n = pageclear.clear_batched(buf, unit=UNIT)
+        buf[:] = b"\xa5" * N
+        done = threading.Event()
+        t = threading.Thread(target=killer, args=(done,))
+        t.start()
+        try:
+            n = pageclear.clear_batched(buf, unit=UNIT)
+        finally:
+            done.set()
+            t.join()
     except KeyboardInterrupt:
-        done.set()
-        t.join()
         k = buf.find(b"\xa5")
-        ok = 0 < k < N and buf.count(0, 0, k) == k and buf.count(0xA5, k) == N - k
-        print("interrupted", k, "prefix ok" if ok else "PREFIX BAD")
-        sys.exit(0 if ok else 1)
-    done.set()
-    t.join()
+        if n is None and 0 < k < N:
+            ok = buf.count(0, 0, k) == k and buf.count(0xA5, k) == N - k
+            print("interrupted", k, "prefix ok" if ok else "PREFIX BAD")
+            sys.exit(0 if ok else 1)
+        # The signal came after the clear had finished (or before it began):
+        # a race of the killer thread on a loaded machine, not a stop.
+        print("attempt", attempt, "signal outside the clear; again")
+        continue
     print("attempt", attempt, "completed before the signal:", n)
 sys.exit(3)
 """
