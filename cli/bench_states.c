@@ -18,14 +18,13 @@
  * zero's, and its nibbles differ, so nothing can pass for a special case. */
 #define FILL_BYTE 0x5a
 
-/* The selection's three kinds of stores, as the library names them: its
- * cache-allocating choices for the smallest and largest extents, and what
- * it streams with. Adds each one not already in fns once. */
+/* The selection's three kinds of stores (cli_roles): adds each one not
+ * already in fns once. */
 static size_t add_roles(struct cli_fn *fns, size_t n)
 {
-    const size_t huge = (size_t)1 << 46;
-    const char *names[] = {pc_selected_temporal(64), pc_selected_temporal(huge),
-                           pc_selected_cold(huge)};
+    struct cli_roles roles;
+    cli_roles(&roles);
+    const char *names[] = {roles.vector, roles.string, roles.stream};
     for (size_t r = 0; r < 3; r++) {
         int dup = 0;
         for (size_t i = 0; i < n; i++)

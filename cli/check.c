@@ -61,15 +61,6 @@ static const char *profile_size(size_t v, char *buf, size_t n)
     return cli_fmt_size(v, buf, n);
 }
 
-static int cache_of(const char *name)
-{
-    int i = pc_impl_find(name);
-    struct pc_impl_info in;
-    if (i < 0 || pc_impl_get((size_t)i, &in) != 0)
-        return -1;
-    return (int)in.cache;
-}
-
 /* Which profile line would make the function in `role` run `faster` at
  * size s (or why none would). The selection is read from the library, not
  * re-derived: what it runs now at s, what it streams with, and what its
@@ -79,10 +70,10 @@ static void fix_line(enum role role, size_t s, const char *faster, char *out, si
     char a[32];
     const char *now = role == ROLE_COLD ? pc_selected_cold(s) : pc_selected(s);
     const char *key = role == ROLE_COLD ? "cold_nt_threshold" : "nt_threshold";
-    /* What the selection streams with: pc_clear_cold's choice for an
-     * extent larger than any threshold. */
-    const char *streams = pc_selected_cold((size_t)1 << 46);
-    int fc = cache_of(faster), nc = cache_of(now);
+    struct cli_roles roles; /* what the selection streams with, and more */
+    cli_roles(&roles);
+    const char *streams = roles.stream;
+    int fc = cli_impl_cache(faster), nc = cli_impl_cache(now);
     struct pc_host h;
     pc_host_get(&h);
     int x86 = strstr(h.features, "x86-64") != NULL; /* vector_max is x86's */
@@ -103,12 +94,12 @@ static void fix_line(enum role role, size_t s, const char *faster, char *out, si
         /* elsewhere the small-extent boundary is the dc zva block, not a
          * tunable */
         snprintf(out, n, "no profile line: the selection's boundary here is not tunable");
-    } else if (role != ROLE_COLD && strcmp(faster, pc_selected_temporal(64)) == 0 &&
-               strcmp(now, pc_selected_temporal(64)) != 0) {
+    } else if (role != ROLE_COLD && strcmp(faster, roles.vector) == 0 &&
+               strcmp(now, roles.vector) != 0) {
         /* the small-extent (vector) choice, above vector_max */
         snprintf(out, n, "profile: vector_max = %s", profile_size(2 * s, a, sizeof(a)));
-    } else if (role != ROLE_COLD && strcmp(now, pc_selected_temporal(64)) == 0 &&
-               strcmp(faster, pc_selected_temporal((size_t)1 << 46)) == 0) {
+    } else if (role != ROLE_COLD && strcmp(now, roles.vector) == 0 &&
+               strcmp(faster, roles.string) == 0) {
         snprintf(out, n, "profile: vector_max = %s", profile_size(s, a, sizeof(a)));
     } else {
         snprintf(out, n, "no profile line: the selection does not use %s here", faster);

@@ -192,6 +192,17 @@ struct cli_counts {
 size_t cli_fn_list(struct cli_fn *fns, size_t max, int which);
 /* 0, -ENOTSUP (a primitive this host cannot run) or -ENOENT. */
 int cli_fn_find(const char *name, struct cli_fn *out);
+/* The selection's three kinds of stores, as the library names them: its
+ * cache-allocating choices for the smallest extents (vector stores where
+ * the host has them) and the largest (the string instruction), and what
+ * pc_clear_cold runs for the largest (streaming stores where the host has
+ * them; else the same as string). */
+struct cli_roles {
+    const char *vector, *string, *stream;
+};
+void cli_roles(struct cli_roles *r);
+/* The enum pc_cache of the primitive called name, -1 if there is none. */
+int cli_impl_cache(const char *name);
 /* 1 if f can store a non-zero byte (perf's memset workload). */
 int cli_fn_fills(const struct cli_fn *f);
 /* Time fns[0..n) on target t: one untimed pass each, then `runs` runs of

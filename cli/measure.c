@@ -74,6 +74,22 @@ static double run_once(const struct cli_fn *f, struct cli_target *t, unsigned lo
     return (double)size * (double)loops / (double)(ns ? ns : 1);
 }
 
+void cli_roles(struct cli_roles *r)
+{
+    /* Lengths no threshold reaches: 64 bytes is below any vector_max the
+     * profile parser accepts but 0, 2^46 above any streaming threshold. */
+    const size_t tiny = 64, huge = (size_t)1 << 46;
+    *r = (struct cli_roles){pc_selected_temporal(tiny), pc_selected_temporal(huge),
+                            pc_selected_cold(huge)};
+}
+
+int cli_impl_cache(const char *name)
+{
+    struct pc_impl_info in;
+    int i = pc_impl_find(name);
+    return i >= 0 && pc_impl_get((size_t)i, &in) == 0 ? (int)in.cache : -1;
+}
+
 int cli_fn_fills(const struct cli_fn *f)
 {
     if (f->kind == CLI_FN_GLIBC)

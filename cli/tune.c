@@ -234,12 +234,6 @@ static int parse(int argc, char **argv, struct tune *t)
     return 0;
 }
 
-static int cache_of(int impl)
-{
-    struct pc_impl_info in;
-    return impl >= 0 && pc_impl_get((size_t)impl, &in) == 0 ? (int)in.cache : -1;
-}
-
 /* Copy one primitive pair's grid figures into x for the states in tol. */
 static void from_grid(const struct cli_grid *g, size_t first_size, size_t n,
                       const int *a_fn, size_t b_fn, struct cli_xover *x)
@@ -278,14 +272,14 @@ static int run(struct tune *t)
     char s1[32], s2[32];
     pc_tuning_defaults(&dflt);
     out = dflt;
-    /* The selection's roles, read from the library: its cache-allocating
-     * plan's smallest and largest choices, and what it streams with. */
-    const size_t huge = (size_t)1 << 46;
-    int iv = pc_impl_find(pc_selected_temporal(64));
-    int is = pc_impl_find(pc_selected_temporal(huge));
-    int in = pc_impl_find(pc_selected_cold(huge));
+    /* The selection's roles, read from the library (cli_roles). */
+    struct cli_roles roles;
+    cli_roles(&roles);
+    int iv = pc_impl_find(roles.vector);
+    int is = pc_impl_find(roles.string);
+    int in = pc_impl_find(roles.stream);
     int has_v = iv != is && dflt.vector_max > 0;
-    int has_n = in != is && cache_of(in) == PC_CACHE_NONTEMPORAL;
+    int has_n = in != is && cli_impl_cache(roles.stream) == PC_CACHE_NONTEMPORAL;
 
     struct cli_fn fns[3];
     size_t nfn = 0, fv = 0, fs = SIZE_MAX, fnt = 0;
@@ -300,7 +294,7 @@ static int run(struct tune *t)
             fnt = nfn, fns[nfn++] = all[i];
     }
     if (fs == SIZE_MAX) { /* the selection runs only what the host can */
-        cli_error("tune: the selection's primitive %s is not runnable here", pc_selected(huge));
+        cli_error("tune: the selection's primitive %s is not runnable here", roles.string);
         return CLI_EXIT_RUNTIME;
     }
     size_t sizes[CLI_GRID_MAX_SIZES], nsize = 0;
