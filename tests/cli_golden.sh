@@ -1,0 +1,49 @@
+#!/bin/sh
+# What users and scripts read must not change by accident: `pageclear
+# list` (support markers aside), the labels of `pageclear info`, the
+# profile format, and the shape of `check --json` (its keys and, for the
+# library's functions and memset, which sizes and states it measures and
+# where it gives verdicts). Machine-dependent values are masked; the rest
+# is compared with tests/golden/.
+# Usage: cli_golden.sh PAGECLEAR PRINT_PROFILE SOURCE_DIR
+set -u
+bin="$1"; print_profile="$2"; golden="$3/tests/golden"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+unset PAGECLEAR_IMPL PAGECLEAR_UNIT PAGECLEAR_VECTOR_MAX PAGECLEAR_NT_THRESHOLD \
+      PAGECLEAR_COLD_NT_THRESHOLD PAGECLEAR_PARALLEL_NT_THRESHOLD
+export PAGECLEAR_PROFILE=
+fail=0
+same() { # name produced expected
+    if ! diff -u "$3" "$2" > "$tmp/diff"; then
+        echo "FAIL: $1 differs from $3:"; cat "$tmp/diff"; fail=1
+    fi
+}
+
+"$bin" list | sed 's/  \[not supported here\]$//' > "$tmp/list.txt"
+same "pageclear list" "$tmp/list.txt" "$golden/list.txt"
+
+# info: each line's label (what precedes the first ':'), tunable lines as one.
+"$bin" info | sed -n 's/^\([a-z][a-z_ ]*[a-z]\):.*/\1/p' > "$tmp/info.txt"
+same "pageclear info labels" "$tmp/info.txt" "$golden/info-labels.txt"
+
+# The profile: identity values are the host's; keys, order and the
+# threshold lines are the format.
+"$print_profile" | sed -E 's/^(library|vendor|cpu|features|llc|hypervisor) = .*/\1 = */' \
+    > "$tmp/profile.txt"
+same "profile format" "$tmp/profile.txt" "$golden/profile.txt"
+
+"$bin" check --quick -n 2 --json > "$tmp/check.json" || { echo "FAIL: check exit $?"; fail=1; }
+python3 - "$tmp/check.json" > "$tmp/check-shape.txt" <<'PY' || fail=1
+import json, sys
+recs = json.load(open(sys.argv[1]))
+print("keys:", " ".join(sorted({k for r in recs for k in r})))
+for r in recs:
+    if r["function"] in ("pc_clear", "pc_clear_batched", "pc_clear_cold", "glibc"):
+        v = r["verdict"]
+        print(r["workload"], r["function"], r["size"], r["cache"], r["page"], r["threads"],
+              r["stores"], r["runs"], "verdict" if v is not None else "-")
+PY
+same "check --json shape" "$tmp/check-shape.txt" "$golden/check-shape.txt"
+
+[ $fail -eq 0 ] && echo "outputs match tests/golden"
+exit $fail
