@@ -353,6 +353,46 @@ struct pc_tuning {
  * with no profile and no PAGECLEAR_* variable). Returns -EINVAL for NULL. */
 PC_API int pc_tuning_defaults(struct pc_tuning *t);
 
+/* The thresholds by index, for code that treats them alike (a tuner, a
+ * report, a binding): each is a field of struct pc_tuning, a profile key
+ * and a PAGECLEAR_* variable. */
+enum pc_threshold {
+    PC_THRESHOLD_VECTOR_MAX = 0,  /* vector_max */
+    PC_THRESHOLD_NT = 1,          /* nt_threshold */
+    PC_THRESHOLD_COLD_NT = 2,     /* cold_nt_threshold */
+    PC_THRESHOLD_PARALLEL_NT = 3  /* parallel_nt_threshold */
+};
+#define PC_NTHRESHOLDS 4
+
+/* "never": the value of a streaming threshold that never streams. */
+#define PC_NEVER ((size_t)-1)
+
+struct pc_threshold_info {
+    const char *key;         /* profile key and pc_tuning field, e.g.
+                                "nt_threshold" */
+    const char *env;         /* the variable that overrides it, e.g.
+                                "PAGECLEAR_NT_THRESHOLD" */
+    const char *description; /* one line */
+    size_t min, max;         /* the sizes a profile accepts */
+    int never;               /* 1 if PC_NEVER is accepted too */
+    size_t dflt;             /* the built-in default on this host */
+    size_t value;            /* in force: the variable, else the profile,
+                                else the default */
+};
+
+/* Fill *out for threshold i. Returns -EINVAL if out is NULL, -ENOENT if i
+ * is not in [0, PC_NTHRESHOLDS). */
+PC_API int pc_threshold_info(int i, struct pc_threshold_info *out);
+
+/* Read threshold i of *t into *v. Returns 0, -EINVAL for NULL arguments,
+ * -ENOENT for an unknown i. */
+PC_API int pc_tuning_get(const struct pc_tuning *t, int i, size_t *v);
+
+/* Set threshold i of *t to v. Returns 0, -EINVAL for a NULL t, -ENOENT for
+ * an unknown i, -ERANGE if a profile would not accept v (see
+ * pc_threshold_info's min, max and never); *t is unchanged on error. */
+PC_API int pc_tuning_set(struct pc_tuning *t, int i, size_t v);
+
 /* Write a profile for this host carrying *t into buf (at most size bytes,
  * always NUL-terminated when size > 0): the identity lines (library version,
  * CPU vendor, family/model/stepping, the features the selection uses, LLC

@@ -427,9 +427,62 @@ static void test_bounds(void)
     guarded_free(&g);
 }
 
+/* The thresholds by index: the info names each field, key and variable
+ * once; get/set reach the same fields as the names; set refuses what a
+ * profile refuses and then changes nothing; dflt is pc_tuning_defaults'. */
+static void test_by_index(void)
+{
+    struct pc_threshold_info in;
+    struct pc_tuning t = defaults;
+    size_t v;
+    CHECK_EQ(pc_threshold_info(0, NULL), -EINVAL);
+    CHECK_EQ(pc_threshold_info(-1, &in), -ENOENT);
+    CHECK_EQ(pc_threshold_info(PC_NTHRESHOLDS, &in), -ENOENT);
+    CHECK_EQ(pc_tuning_get(&t, PC_NTHRESHOLDS, &v), -ENOENT);
+    CHECK_EQ(pc_tuning_get(NULL, 0, &v), -EINVAL);
+    CHECK_EQ(pc_tuning_get(&t, 0, NULL), -EINVAL);
+    CHECK_EQ(pc_tuning_set(NULL, 0, 0), -EINVAL);
+    CHECK_EQ(pc_tuning_set(&t, -1, 0), -ENOENT);
+    const size_t *field[PC_NTHRESHOLDS] = {
+        [PC_THRESHOLD_VECTOR_MAX] = &t.vector_max,
+        [PC_THRESHOLD_NT] = &t.nt_threshold,
+        [PC_THRESHOLD_COLD_NT] = &t.cold_nt_threshold,
+        [PC_THRESHOLD_PARALLEL_NT] = &t.parallel_nt_threshold};
+    const char *keys[PC_NTHRESHOLDS] = {"vector_max", "nt_threshold", "cold_nt_threshold",
+                                        "parallel_nt_threshold"};
+    for (int i = 0; i < PC_NTHRESHOLDS; i++) {
+        CHECK_EQ(pc_threshold_info(i, &in), 0);
+        CHECK(strcmp(in.key, keys[i]) == 0);
+        CHECK(strncmp(in.env, "PAGECLEAR_", 10) == 0);
+        for (size_t c = 0; in.key[c]; c++) /* the variable is the key, upper case */
+            CHECK(in.env[10 + c] == (in.key[c] >= 'a' && in.key[c] <= 'z' ? in.key[c] - 32
+                                                                           : in.key[c]));
+        CHECK(in.description != NULL && *in.description != '\0');
+        CHECK(in.min <= in.max && in.max != PC_NEVER);
+        CHECK_EQ(in.never, i != PC_THRESHOLD_VECTOR_MAX);
+        CHECK_EQ(pc_tuning_get(&defaults, i, &v), 0);
+        CHECK_EQ(v, in.dflt);
+        CHECK_EQ(pc_tuning_set(&t, i, in.max), 0);
+        CHECK_EQ(*field[i], in.max);
+        CHECK_EQ(pc_tuning_get(&t, i, &v), 0);
+        CHECK_EQ(v, in.max);
+        if (in.min > 0) {
+            CHECK_EQ(pc_tuning_set(&t, i, in.min - 1), -ERANGE);
+            CHECK_EQ(*field[i], in.max);
+        }
+        CHECK_EQ(pc_tuning_set(&t, i, in.max + 1), -ERANGE);
+        CHECK_EQ(pc_tuning_set(&t, i, PC_NEVER), in.never ? 0 : -ERANGE);
+        CHECK_EQ(*field[i], in.never ? PC_NEVER : in.max);
+        CHECK_EQ(pc_tuning_set(&t, i, in.min), 0);
+        CHECK_EQ(*field[i], in.min);
+        round_trip(&t, NULL); /* every value set accepts is one a profile takes */
+    }
+}
+
 int main(void)
 {
     setup();
+    test_by_index();
     test_defaults_in_range();
     test_round_trip();
     test_format_contract();

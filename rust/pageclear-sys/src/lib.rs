@@ -226,6 +226,43 @@ pub struct pc_tuning {
     pub parallel_nt_threshold: usize,
 }
 
+/// `enum pc_threshold`: the thresholds by index.
+pub type pc_threshold = c_uint;
+/// `vector_max`.
+pub const PC_THRESHOLD_VECTOR_MAX: pc_threshold = 0;
+/// `nt_threshold`.
+pub const PC_THRESHOLD_NT: pc_threshold = 1;
+/// `cold_nt_threshold`.
+pub const PC_THRESHOLD_COLD_NT: pc_threshold = 2;
+/// `parallel_nt_threshold`.
+pub const PC_THRESHOLD_PARALLEL_NT: pc_threshold = 3;
+/// How many thresholds there are.
+pub const PC_NTHRESHOLDS: c_int = 4;
+/// "never": a streaming threshold that never streams.
+pub const PC_NEVER: usize = usize::MAX;
+
+/// `struct pc_threshold_info`: what one threshold is.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct pc_threshold_info {
+    /// Profile key and `pc_tuning` field (static string).
+    pub key: *const c_char,
+    /// The `PAGECLEAR_*` variable that overrides it (static string).
+    pub env: *const c_char,
+    /// One line (static string).
+    pub description: *const c_char,
+    /// Smallest size a profile accepts.
+    pub min: usize,
+    /// Largest size a profile accepts.
+    pub max: usize,
+    /// 1 if `PC_NEVER` is accepted too.
+    pub never: c_int,
+    /// The built-in default on this host.
+    pub dflt: usize,
+    /// The value in force.
+    pub value: usize,
+}
+
 unsafe extern "C" {
     /// Library version as "MAJOR.MINOR.PATCH".
     pub fn pc_version() -> *const c_char;
@@ -318,6 +355,13 @@ unsafe extern "C" {
         why: *mut c_char,
         whylen: usize,
     ) -> c_int;
+
+    /// Describe threshold `i`.
+    pub fn pc_threshold_info(i: c_int, out: *mut pc_threshold_info) -> c_int;
+    /// Read threshold `i` of `*t`.
+    pub fn pc_tuning_get(t: *const pc_tuning, i: c_int, v: *mut usize) -> c_int;
+    /// Set threshold `i` of `*t` (-ERANGE if a profile would refuse it).
+    pub fn pc_tuning_set(t: *mut pc_tuning, i: c_int, v: usize) -> c_int;
 
     /// Parse a size with an optional K/M/G/T suffix (powers of 1024).
     pub fn pc_parse_size(s: *const c_char, out: *mut usize) -> c_int;
