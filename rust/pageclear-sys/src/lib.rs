@@ -11,13 +11,14 @@
 //! the `pageclear` crate.
 //!
 //! By default the build script compiles the library from the C sources the
-//! crate carries, with the source lists and flags of the project's
-//! CMakeLists.txt; only a C compiler is needed. With the feature
+//! crate carries, as the project's `src/sources.list` says (the list its
+//! CMake build reads too); only a C compiler is needed. With the feature
 //! `pkg-config` it links an installed libpageclear instead.
 //!
-//! The tests check every declaration here against the header: each
-//! `PC_API` function's signature, each struct's size, alignment and field
-//! offsets, each constant's value, as the C compiler sees them.
+//! The tests check every declaration here against the header, as the C
+//! compiler sees it: each `PC_API` function's signature, each struct's
+//! size, alignment, fields and their types and offsets, each constant's
+//! value.
 //!
 //! ```
 //! let mut buf = vec![0xAAu8; 4096];
