@@ -8,7 +8,7 @@
 #   - lintian: no errors (its full output is printed);
 #   - the .debs hold what they should, and the unpacked packages pass
 #     scripts/check_install.sh (pkg-config, CMake, man pages, examples).
-# Installs debhelper, lintian and the rest only if missing. The tests run
+# Installs nothing (scripts/deps.sh deb does). The tests run
 # in scripts/test.sh's own configurations, so the package build skips them
 # (nocheck).
 set -euo pipefail
@@ -16,21 +16,8 @@ cd "$(dirname "$0")/.."
 src="$(pwd)"
 fail() { echo "test_deb: $*" >&2; exit 1; }
 
-need=()
-command -v dh >/dev/null 2>&1 || need+=(debhelper)
-command -v dpkg-buildpackage >/dev/null 2>&1 || need+=(dpkg-dev)
-command -v lintian >/dev/null 2>&1 || need+=(lintian)
-command -v fakeroot >/dev/null 2>&1 || need+=(fakeroot)
-command -v cmake >/dev/null 2>&1 || need+=(cmake)
-dpkg -s build-essential >/dev/null 2>&1 || need+=(build-essential)
-if [ ${#need[@]} -ne 0 ]; then
-  echo "test_deb: installing ${need[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+scripts/deps.sh --check deb ||
+  fail "tools missing (above): scripts/deps.sh deb installs them"
 
 version="$(sed -n 's/^project(pageclear VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
 deb_version="$(dpkg-parsechangelog -l debian/changelog -S Version)"

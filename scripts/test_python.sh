@@ -3,28 +3,20 @@
 # (scikit-build-core builds the C library and the extension from this
 # tree), then the pytest suite and mypy --strict on the package. Also checks
 # that the wheel holds the package and nothing else (no headers, no
-# pkg-config file, no command). Installs what is missing (venv, Python
-# headers), and takes scikit-build-core, numpy, pytest and mypy from PyPI.
+# pkg-config file, no command). Installs nothing on the system (scripts/deps.sh
+# python does); takes scikit-build-core, numpy, pytest and mypy from PyPI
+# into the venv.
 # Usage: scripts/test_python.sh   (from anywhere; works in build-test/python)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py="${PYTHON:-python3}"
 work="build-test/python"
 
-need_apt=()
-"$py" -c "import venv, ensurepip" 2>/dev/null || need_apt+=(python3-venv)
-inc="$("$py" -c "import sysconfig; print(sysconfig.get_paths()['include'])")"
-[ -f "$inc/Python.h" ] || need_apt+=(python3-dev)
-if [ ${#need_apt[@]} -ne 0 ]; then
-  echo "test_python.sh: installing ${need_apt[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
-fi
+scripts/deps.sh --check python || {
+  echo "test_python.sh: tools missing (above): scripts/deps.sh python installs them" >&2; exit 1; }
 
-rm -rf "$work"
+# (only what this script makes: scripts/test.sh keeps its logs here)
+rm -rf "$work/venv" "$work/wheel" "$work/install.log" "$work/wheel.log"
 mkdir -p "$work"
 "$py" -m venv "$work/venv"
 vpy="$work/venv/bin/python"

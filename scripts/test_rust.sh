@@ -22,11 +22,6 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "test_rust.sh: cargo not found; install Rust with rustup (https://rustup.rs)" >&2
   exit 1
 fi
-if command -v rustup >/dev/null 2>&1; then
-  for c in clippy rustfmt; do
-    rustup component list --installed 2>/dev/null | grep -q "^$c" || rustup component add "$c"
-  done
-fi
 
 cd rust
 export CARGO_TERM_COLOR=never
