@@ -14,15 +14,28 @@
  * instead; --plot DIR also writes DIR/results.json and PNG charts.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
 
-#define MIB ((size_t)1 << 20)
-#define GIB ((size_t)1 << 30)
+#include "args.h"
+#include "bench_states.h"
+#include "buffer.h"
+#include "commands.h"
+#include "measure.h"
+#include "mmap.h"
+#include "output.h"
+#include "parallel.h"
+#include "pool.h"
+#include "stats.h"
+#include "target.h"
+#include "units.h"
+
 #define MAX_RECORDS 256
 #define NEIGHBOURHOOD (5 * PC_PAGE_SIZE) /* 2 pages either side + the hint's */
 

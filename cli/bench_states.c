@@ -5,12 +5,21 @@
  * measured, and zero against a non-zero byte with the same code, which
  * some CPUs store much faster.
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "buffer.h"
+#include "pageclear.h"
+#include "stats.h"
 
-#define KIB ((size_t)1 << 10)
-#define MIB ((size_t)1 << 20)
+#include "args.h"
+#include "bench_states.h"
+#include "grid.h"
+#include "measure.h"
+#include "output.h"
+#include "target.h"
+#include "units.h"
+
 /* Long enough per run for the clock at every size, short enough that
  * 6 sizes x 3 states x 6 functions x runs stay near half a minute. */
 #define BYTES_PER_RUN (64 * MIB)

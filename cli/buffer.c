@@ -4,13 +4,15 @@
  * size that cannot be had comes back as an error that says what to do.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
 
-#include "cli.h"
+#include "args.h"
+#include "buffer.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26

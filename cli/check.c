@@ -11,14 +11,22 @@
  * pick it. Exit 0 whenever it ran: a short verdict is a finding, not a
  * failure.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "buffer.h"
+#include "pageclear.h"
 
-#define KIB ((size_t)1 << 10)
-#define MIB ((size_t)1 << 20)
-#define GIB ((size_t)1 << 30)
+#include "args.h"
+#include "commands.h"
+#include "grid.h"
+#include "libc.h"
+#include "measure.h"
+#include "output.h"
+#include "target.h"
+#include "units.h"
 
 /* The issue that defines the check: within 5% of the best primitive; in
  * `warm`, pc_clear (chosen on `use`) must not lose badly: within 10%. */

@@ -7,12 +7,19 @@
 #include <dirent.h>
 #include <gnu/libc-version.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
+
+#include "args.h"
+#include "buffer.h"
+#include "commands.h"
+#include "counters.h"
+#include "libc.h"
 
 /* First line of a file, newline stripped; "" if unreadable. */
 static const char *read_line(const char *path, char *buf, size_t n)

@@ -13,7 +13,7 @@
 #include <gnu/libc-version.h>
 #endif
 
-#include "cli.h"
+#include "libc.h"
 
 const char *cli_libc_version(void)
 {

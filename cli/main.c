@@ -1,9 +1,13 @@
 /*
  * main.c - the `pageclear` command: subcommand dispatch.
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "pageclear.h"
+
+#include "args.h"
+#include "commands.h"
 
 static int usage(FILE *f)
 {

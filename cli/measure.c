@@ -6,10 +6,18 @@
  * target in one of three cache states (target.c).
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "pageclear.h"
+
+#include "args.h"
+#include "counters.h"
+#include "measure.h"
+#include "stats.h"
+#include "target.h"
 
 /* One call of f over [p, p + n): a clear, or with byte >= 0 a fill. */
 static void call(const struct cli_fn *f, char *p, size_t n, int byte)

@@ -11,10 +11,20 @@
  * Without -s it sweeps sizes 4 KiB .. 4 GiB and prints one table.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "pageclear.h"
+#include "stats.h"
+
+#include "args.h"
+#include "buffer.h"
+#include "commands.h"
+#include "counters.h"
+#include "measure.h"
+#include "output.h"
+#include "target.h"
 
 /* Each run covers at least this many bytes unless -l says otherwise, so a
  * 4 KiB clear is timed over 65536 calls (~ms), not one (~30 ns, near the

@@ -8,10 +8,16 @@
  *   csv      a header line, then one line per record
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
+#include "stats.h"
+
+#include "args.h"
+#include "measure.h"
+#include "output.h"
 
 int cli_parse_format(const char *arg, enum cli_format *fmt)
 {

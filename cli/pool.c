@@ -19,14 +19,24 @@
  * against the kernel's MAP_POPULATE.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
 
-#define MIB ((size_t)1 << 20)
+#include "args.h"
+#include "buffer.h"
+#include "commands.h"
+#include "measure.h"
+#include "output.h"
+#include "parallel.h"
+#include "pool.h"
+#include "stats.h"
+
 #define ALLOC ((size_t)2 << 20) /* the published case: 2 MiB allocations */
 #define PAGE ((size_t)4096)
 

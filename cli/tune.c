@@ -15,17 +15,28 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
 
-#define KIB ((size_t)1 << 10)
-#define MIB ((size_t)1 << 20)
-#define GIB ((size_t)1 << 30)
+#include "args.h"
+#include "buffer.h"
+#include "commands.h"
+#include "decide.h"
+#include "grid.h"
+#include "measure.h"
+#include "output.h"
+#include "stats.h"
+#include "target.h"
+#include "tune_report.h"
+#include "units.h"
+
 /* ~2-6 ms per run at 10-30 GB/s: above the clock's resolution by far, and
  * 3 primitives x 3 states x 17 sizes x 16 runs stay within a minute. */
 #define BYTES_PER_RUN (64 * MIB)

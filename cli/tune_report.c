@@ -4,12 +4,21 @@
  * --json/--csv, and the profile file, written whole or not at all.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
+#include "stats.h"
+
+#include "args.h"
+#include "decide.h"
+#include "output.h"
+#include "target.h"
+#include "tune_report.h"
 
 /* ---- reporting ------------------------------------------------------------ */
 
