@@ -8,15 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buffer.h"
 #include "pageclear.h"
-#include "stats.h"
 
 #include "args.h"
 #include "bench_states.h"
+#include "buffer.h"
 #include "grid.h"
 #include "measure.h"
 #include "output.h"
+#include "stats.h"
 #include "target.h"
 #include "units.h"
 

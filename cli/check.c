@@ -13,13 +13,12 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "buffer.h"
 #include "pageclear.h"
 
 #include "args.h"
+#include "buffer.h"
 #include "commands.h"
 #include "grid.h"
 #include "libc.h"

@@ -7,14 +7,12 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "buffer.h"
-#include "pageclear.h"
-#include "stats.h"
-
 #include "args.h"
+#include "buffer.h"
 #include "grid.h"
 #include "measure.h"
 #include "output.h"
+#include "stats.h"
 #include "target.h"
 
 struct cli_stats *cli_grid_at(const struct cli_grid *g, size_t si, enum cli_cache c,

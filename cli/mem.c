@@ -12,11 +12,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "pageclear.h"
-#include "stats.h"
 
 #include "args.h"
 #include "buffer.h"
@@ -24,6 +22,7 @@
 #include "counters.h"
 #include "measure.h"
 #include "output.h"
+#include "stats.h"
 #include "target.h"
 
 /* Each run covers at least this many bytes unless -l says otherwise, so a

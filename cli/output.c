@@ -12,12 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pageclear.h"
-#include "stats.h"
-
 #include "args.h"
 #include "measure.h"
 #include "output.h"
+#include "stats.h"
 
 int cli_parse_format(const char *arg, enum cli_format *fmt)
 {

@@ -1,5 +1,5 @@
 /*
- * pool.c - `pageclear pool` and `pageclear parallel`.
+ * pool.c - `pageclear pool` and the default suite's table 5.
  *
  * pool: the published init_on_alloc case. N zeroed allocations of 2 MiB
  * obtained, per round, by
@@ -14,16 +14,12 @@
  * pool-bg-caught-up, times only the N allocations after the background
  * worker has finished clearing (untimed): the allocation latency a program
  * sees when it does other work between freeing and allocating.
- *
- * parallel: pc_clear_parallel and pc_populate from 1 thread to all cores,
- * against the kernel's MAP_POPULATE.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "pageclear.h"
@@ -33,12 +29,11 @@
 #include "commands.h"
 #include "measure.h"
 #include "output.h"
-#include "parallel.h"
 #include "pool.h"
 #include "stats.h"
+#include "units.h"
 
-#define ALLOC ((size_t)2 << 20) /* the published case: 2 MiB allocations */
-#define PAGE ((size_t)4096)
+#define ALLOC (2 * MIB) /* the published case: 2 MiB allocations */
 
 enum { M_PAGE, M_BATCHED, M_BATCHED_COLD, M_FRESH, M_POOL_ALLOC, M_POOL_FREE, M_POOL_BG,
        M_POOL_BG_READY, M_COUNT };
@@ -60,8 +55,8 @@ static double round_s(int m, size_t n, char *buf, int page_fn, enum cli_page fre
     switch (m) {
     case M_PAGE:
         for (size_t a = 0; a < n; a++)
-            for (size_t off = 0; off < ALLOC; off += PAGE)
-                pc_impl_clear((size_t)page_fn, buf + a * ALLOC + off, PAGE);
+            for (size_t off = 0; off < ALLOC; off += PC_PAGE_SIZE)
+                pc_impl_clear((size_t)page_fn, buf + a * ALLOC + off, PC_PAGE_SIZE);
         break;
     case M_BATCHED:
         for (size_t a = 0; a < n; a++)
@@ -220,153 +215,53 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
     return 0;
 }
 
-/* ---- clear and populate scaling ---- */
-
-int cli_parallel_bench(size_t size, unsigned long runs, enum cli_format fmt, int table_no,
-                       struct cli_records *rs)
+static int usage(void)
 {
-    char a[32], err[512];
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 1)
-        ncpu = 1;
-    if (ncpu > 64)
-        ncpu = 64;
-    double *v = calloc(runs, sizeof(double));
-    struct cli_stats clear_st[65], pop_st[65], kern_st;
-    if (v == NULL) {
-        cli_error("out of memory");
-        return CLI_EXIT_RUNTIME;
-    }
-    struct cli_buf b;
-    if (cli_buf_map(&b, size, CLI_PAGE_4K, CLI_MAP_POPULATE, err, sizeof(err)) != 0) {
-        cli_error("parallel: %s", err);
-        free(v);
-        return CLI_EXIT_RUNTIME;
-    }
-    for (long t = 1; t <= ncpu; t++) {
-        cli_progress("parallel: clear, %ld threads", t);
-        pc_clear_parallel(b.addr, size, (int)t); /* untimed: wakes the workers */
-        for (unsigned long r = 0; r < runs; r++) {
-            uint64_t t0 = cli_now_ns();
-            pc_clear_parallel(b.addr, size, (int)t);
-            v[r] = (double)size / (double)(cli_now_ns() - t0);
-        }
-        cli_stats(v, runs, &clear_st[t]);
-    }
-    cli_buf_unmap(&b);
-
-    /* Populate: fresh 4 KiB-page memory each run (munmap untimed). */
-    for (long t = 0; t <= ncpu; t++) {
-        cli_progress("parallel: populate, %ld threads", t);
-        for (unsigned long r = 0; r < runs; r++) {
-            uint64_t t0 = cli_now_ns();
-            int rc = cli_buf_map(&b, size, CLI_PAGE_4K, t == 0 ? CLI_MAP_POPULATE : 0, err,
-                                 sizeof(err));
-            if (rc == 0 && t > 0)
-                rc = pc_populate(b.addr, size, (int)t, 0);
-            uint64_t ns = cli_now_ns() - t0;
-            if (b.addr != NULL)
-                cli_buf_unmap(&b);
-            if (rc != 0) {
-                cli_progress("%s", "");
-                cli_error("parallel: populate: %s", rc == -ENOMEM ? err : strerror(-rc));
-                free(v);
-                return CLI_EXIT_RUNTIME;
-            }
-            v[r] = (double)size / (double)ns;
-        }
-        cli_stats(v, runs, t == 0 ? &kern_st : &pop_st[t]);
-    }
-    cli_progress("%s", "");
-    free(v);
-
-    struct cli_record k = {"parallel", "MAP_POPULATE", "4KB", size, 0, runs, 1, "GB/s",
-                           kern_st, NULL, NULL, NULL, NULL};
-    cli_records_add(rs, &k);
-    for (long t = 1; t <= ncpu; t++) {
-        struct cli_record c = {"parallel", "pc_clear_parallel", "4KB", size, 0, runs,
-                               (unsigned long)t, "GB/s", clear_st[t], NULL, NULL, NULL, NULL};
-        struct cli_record p = {"parallel", "pc_populate", "4KB", size, 0, runs,
-                               (unsigned long)t, "GB/s", pop_st[t], NULL, NULL, NULL, NULL};
-        cli_records_add(rs, &c);
-        cli_records_add(rs, &p);
-    }
-    if (fmt != CLI_FMT_DEFAULT)
-        return 0;
-    printf("\n## %d. Clear and populate scaling over %s (4 KiB pages): GB/s, median ± "
-           "%%stdev of %lu runs\n%-8s %22s %22s\n", table_no,
-           cli_fmt_size(size, a, sizeof(a)), runs, "threads", "pc_clear_parallel",
-           "pc_populate");
-    printf("%-8s %22s %14.2f ±%3.0f%%  (mmap MAP_POPULATE, the kernel)\n", "kernel", "",
-           kern_st.median, kern_st.stdev_pct);
-    for (long t = 1; t <= ncpu; t++)
-        printf("%-8ld %8.2f ±%3.0f%% (%4.2fx) %8.2f ±%3.0f%% (%4.2fx)\n", t,
-               clear_st[t].median, clear_st[t].stdev_pct,
-               clear_st[t].median / clear_st[1].median, pop_st[t].median,
-               pop_st[t].stdev_pct, pop_st[t].median / kern_st.median);
-    return 0;
-}
-
-/* ---- the two commands ---- */
-
-static int usage(const char *cmd)
-{
-    if (strcmp(cmd, "pool") == 0)
-        fprintf(stderr, "usage: pageclear pool [-c COUNT] [-n RUNS] [--json|--csv]\n"
-                        "  -c, --count COUNT  2 MiB allocations per round (default: up to\n"
-                        "                     8192 = 16 GiB, scaled to a sixth of free memory)\n");
-    else
-        fprintf(stderr, "usage: pageclear parallel [-s SIZE] [-n RUNS] [--json|--csv]\n"
-                        "  -s, --size SIZE    bytes per clear / populate (default 1GB)\n");
-    fprintf(stderr, "  -n, --runs RUNS    timed rounds (default 5)\n");
+    fprintf(stderr, "usage: pageclear pool [-c COUNT] [-n RUNS] [--json|--csv]\n"
+                    "  -c, --count COUNT  2 MiB allocations per round (default: up to\n"
+                    "                     8192 = 16 GiB, scaled to a sixth of free memory)\n"
+                    "  -n, --runs RUNS    timed rounds (default 5)\n");
     return CLI_EXIT_USAGE;
 }
 
-int cli_pool_cmd(const char *cmd, int argc, char **argv)
+/* The published 8192 allocations (16 GiB) where they fit: the pool, the
+ * dirty buffer and fresh memory must all be live at once, with room to
+ * spare on a shared machine. */
+static unsigned long default_count(void)
 {
-    static const struct cli_opt spec[] = {
-        {'c', "--count"}, {'s', "--size"}, {'n', "--runs"}, {0, NULL}};
+    size_t avail = cli_mem_available();
+    unsigned long count = 8192;
+    while (count > 16 && avail && (size_t)count * ALLOC > avail / 6)
+        count /= 2;
+    return count;
+}
+
+int cli_pool(int argc, char **argv)
+{
+    /* -s is parallel's: named as such rather than as unknown. */
+    static const struct cli_opt spec[] = {{'c', "--count"}, {'n', "--runs"}, {'s', "--size"},
+                                          {0, NULL}};
     enum cli_format fmt = CLI_FMT_DEFAULT;
     unsigned long runs = 5, count = 0;
-    size_t size = (size_t)1 << 30;
-    int is_pool = strcmp(cmd, "pool") == 0;
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (cli_parse_format(argv[i], &fmt))
             continue;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(cmd), 0;
-        int key = cli_opt_value(spec, cmd, argc, argv, &i, &v);
-        if (key < 0 || (key == 'c' && !is_pool) || (key == 's' && is_pool)) {
-            if (key >= 0)
-                cli_error("%s: option '%s' is not for this command", cmd, argv[i - 1]);
-            return usage(cmd);
-        }
+            return usage(), 0;
+        const char *opt = argv[i];
+        int key = cli_opt_value(spec, "pool", argc, argv, &i, &v);
+        if (key == 's')
+            cli_error("pool: option '%s' is not for this command", opt);
+        if (key < 0 || key == 's')
+            return usage();
         if (key == 'n' && cli_uint("-n", v, 1, 1000, &runs) != 0)
             return CLI_EXIT_USAGE;
         if (key == 'c' && cli_uint("-c", v, 1, 1u << 20, &count) != 0)
             return CLI_EXIT_USAGE;
-        if (key == 's' && cli_size("-s", v, 1, &size) != 0)
-            return CLI_EXIT_USAGE;
     }
     static struct cli_records rs;
-    int rc;
-    if (!is_pool) {
-        rc = cli_parallel_bench(size, runs, fmt, 6, &rs);
-        if (rc == 0 && fmt != CLI_FMT_DEFAULT)
-            cli_records_print(stdout, fmt, &rs);
-        return rc;
-    }
-    if (count == 0) {
-        /* The published 8192 (16 GiB) where it fits: the pool, the dirty
-         * buffer and fresh memory must all be live at once, with room to
-         * spare on a shared machine. */
-        size_t avail = cli_mem_available();
-        count = 8192;
-        while (count > 16 && avail && (size_t)count * ALLOC > avail / 6)
-            count /= 2;
-    }
-    rc = cli_pool_bench(count, runs, fmt, 5, &rs);
+    int rc = cli_pool_bench(count ? count : default_count(), runs, fmt, 5, &rs);
     if (rc == 0 && fmt != CLI_FMT_DEFAULT)
         cli_records_print(stdout, fmt, &rs);
     return rc;

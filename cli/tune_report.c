@@ -11,12 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pageclear.h"
-#include "stats.h"
-
 #include "args.h"
 #include "decide.h"
 #include "output.h"
+#include "stats.h"
 #include "target.h"
 #include "tune_report.h"
 
