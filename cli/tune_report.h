@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "pageclear.h"
+
 #include "decide.h"
 #include "output.h"
 
@@ -19,6 +21,12 @@ void cli_tune_report(FILE *f, struct cli_records *rs, enum cli_format fmt, unsig
                      const char *key, const char *an, const char *bn,
                      const struct cli_xover *x, const struct cli_decision *d, size_t dflt,
                      unsigned long threads);
+/* The thresholds chosen, one line: "chose vector_max = 32KiB, ...". */
+void cli_tune_summary(FILE *f, const struct pc_tuning *t);
+/* Write the profile carrying t to dest ('-': standard output), with a
+ * comment saying how it was made; 0, or -1 after a message. */
+int cli_tune_write(const char *dest, const struct pc_tuning *t, int quick, unsigned long runs,
+                   double secs);
 /* The user's profile: $XDG_CONFIG_HOME/pageclear/profile, else
  * $HOME/.config/pageclear/profile; -1 if neither can be formed. */
 int cli_profile_path(char *buf, size_t n);
