@@ -108,7 +108,7 @@ int cli_fill_table(size_t size, unsigned long runs, enum cli_format fmt, int tab
     /* Each function twice, zero then the byte, interleaved in one
      * measurement; zero-only primitives once. */
     for (size_t i = 0; i < nall && nfn + 2 <= CLI_MAX_FNS; i++) {
-        if (strcmp(all[i].name, "generic") == 0 && nall > 1)
+        if (cli_fn_portable(&all[i]) && nall > 1)
             continue; /* the portable one matters only where it is all there is */
         fns[nfn++] = all[i];
         if (cli_fn_fills(&all[i])) {

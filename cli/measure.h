@@ -47,6 +47,16 @@ struct cli_roles {
     const char *vector, *string, *stream;
 };
 void cli_roles(struct cli_roles *r);
+/* The primitives this host runs of the selection's three kinds of stores:
+ * the roles' own and the others of their kind (the same cache behaviour
+ * and the same need, or not, for a CPU extension: other widths of vector
+ * and streaming stores, the other string instruction). The string role
+ * first, the rest in the library's order; the portable primitive only
+ * where nothing else runs. Returns their count. */
+size_t cli_fn_kinds(struct cli_fn *fns, size_t max);
+/* 1 if f is the portable primitive (architecture "any"): the reference
+ * and fallback, worth a row only where nothing else runs. */
+int cli_fn_portable(const struct cli_fn *f);
 /* The enum pc_cache of the primitive called name, -1 if there is none. */
 int cli_impl_cache(const char *name);
 /* 1 if f can store a non-zero byte (perf's memset workload). */

@@ -108,9 +108,16 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
     const char *backing[M_COUNT] = {0};
     enum cli_page fresh_page = CLI_PAGE_2M;
 
+    /* Page at a time with what the kernel's clear_page runs: the string
+     * instruction (rep stosb, dc zva), the selection's choice for large
+     * extents. */
+    struct cli_roles roles;
     struct cli_fn page_fn;
-    if (cli_fn_find("x86-64-stosb", &page_fn) != 0 && cli_fn_find("aarch64-dczva", &page_fn) != 0)
-        cli_fn_find("generic", &page_fn);
+    cli_roles(&roles);
+    if (cli_fn_find(roles.string, &page_fn) != 0) {
+        cli_error("pool: the selection's primitive %s is not runnable here", roles.string);
+        return CLI_EXIT_RUNTIME;
+    }
     struct cli_buf b;
     if (cli_buf_map(&b, total, CLI_PAGE_4K, CLI_MAP_POPULATE, err, sizeof(err)) != 0) {
         cli_error("pool: %s", err);
