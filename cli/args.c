@@ -1,10 +1,13 @@
 /* args.c - argument helpers and error messages for the command. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "pageclear.h"
+
+#include "args.h"
 
 void cli_error(const char *fmt, ...)
 {

@@ -14,16 +14,28 @@
  * instead; --plot DIR also writes DIR/results.json and PNG charts.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
 
-#define MIB ((size_t)1 << 20)
-#define GIB ((size_t)1 << 30)
-#define MAX_RECORDS 256
+#include "args.h"
+#include "bench_states.h"
+#include "buffer.h"
+#include "commands.h"
+#include "measure.h"
+#include "mmap.h"
+#include "output.h"
+#include "parallel.h"
+#include "pool.h"
+#include "stats.h"
+#include "target.h"
+#include "units.h"
+
 #define NEIGHBOURHOOD (5 * PC_PAGE_SIZE) /* 2 pages either side + the hint's */
 
 struct suite {
@@ -50,37 +62,42 @@ static int tables(const struct suite *s)
 
 /* ---- 1. clearing by unit size ---------------------------------------- */
 
-static const char *const table1_fns[] = {
-    "x86-64-stosb", "x86-64-stosq", "x86-64-avx2", "x86-64-avx512",
-    "x86-64-avx2-nt", "x86-64-avx512-nt", "x86-64-clzero", "aarch64-dczva",
-    "aarch64-stp", "generic", "pc_clear_batched"};
+#define NUNITS 4 /* 4 KiB, 2 MiB, 32 MiB, whole */
+
+/* The functions of table 1, asked of the library: the primitives of the
+ * selection's kinds of stores (cli_fn_kinds), then pc_clear_batched.
+ * `few`, the 4 GiB pass, keeps the string baseline, the streaming store
+ * the selection uses and pc_clear_batched, to stay in the time budget. */
+static size_t units_functions(int few, struct cli_fn *out, size_t max)
+{
+    struct cli_roles r;
+    size_t n = 0;
+    cli_roles(&r);
+    if (!few) {
+        n = cli_fn_kinds(out, max - 1);
+    } else {
+        n += cli_fn_find(r.string, &out[n]) == 0;
+        if (strcmp(r.stream, r.string) != 0)
+            n += cli_fn_find(r.stream, &out[n]) == 0;
+    }
+    n += cli_fn_find("pc_clear_batched", &out[n]) == 0;
+    return n;
+}
 
 static int units_table(const struct suite *s, size_t size, int few)
 {
-    const size_t units[] = {4096, 2 * MIB, 32 * MIB, 0};
-    struct cli_fn fns[CLI_MAX_FNS];
+    const size_t units[NUNITS] = {4 * KIB, 2 * MIB, 32 * MIB, 0};
+    struct cli_fn list[CLI_MAX_FNS / NUNITS], fns[CLI_MAX_FNS];
     struct cli_stats st[CLI_MAX_FNS];
     size_t nfn = 0;
     char a[32], err[512];
 
-    for (size_t i = 0; i < sizeof(table1_fns) / sizeof(table1_fns[0]); i++) {
-        struct cli_fn f;
-        if (cli_fn_find(table1_fns[i], &f) != 0)
-            continue;
-        /* `few`: the 4 GiB pass keeps the string baseline, the best
-         * streaming store and pc_clear, to stay in the time budget. */
-        if (few && strcmp(f.name, "x86-64-stosb") != 0 &&
-            strcmp(f.name, "pc_clear_batched") != 0 &&
-            strcmp(f.name, "x86-64-avx512-nt") != 0 && strcmp(f.name, "aarch64-dczva") != 0)
-            continue;
-        if (f.kind >= 0 && strcmp(f.name, "generic") == 0 && nfn > 1)
-            continue; /* the portable one matters only where it is all there is */
-        for (size_t u = 0; u < 4 && nfn < CLI_MAX_FNS; u++) {
-            fns[nfn] = f;
-            fns[nfn].chunk = units[u];
-            nfn++;
+    size_t nlist = units_functions(few, list, CLI_MAX_FNS / NUNITS);
+    for (size_t i = 0; i < nlist; i++)
+        for (size_t u = 0; u < NUNITS; u++) {
+            fns[nfn] = list[i];
+            fns[nfn++].chunk = units[u];
         }
-    }
     struct cli_buf b;
     if (cli_buf_map(&b, size, CLI_PAGE_4K, CLI_MAP_POPULATE, err, sizeof(err)) != 0) {
         cli_error("bench: %s", err);
@@ -102,10 +119,10 @@ static int units_table(const struct suite *s, size_t size, int few)
         printf("%-18s %16s %26s %26s %26s\n", "function", "4KiB units", "2MiB units",
                "32MiB units", "whole extent");
     }
-    for (size_t i = 0; i < nfn; i += 4) {
+    for (size_t i = 0; i < nfn; i += NUNITS) {
         if (tables(s))
             printf("%-18s %9.2f ±%4.1f%%", fns[i].name, st[i].median, st[i].stdev_pct);
-        for (size_t u = 0; u < 4; u++) {
+        for (size_t u = 0; u < NUNITS; u++) {
             struct cli_record r = {"units", fns[i].name, "4KB", size,
                                    fns[i + u].chunk, 1, 1, "GB/s", st[i + u], NULL, "warm", "zero", NULL};
             save(&r);

@@ -5,12 +5,21 @@
  * measured, and zero against a non-zero byte with the same code, which
  * some CPUs store much faster.
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "pageclear.h"
 
-#define KIB ((size_t)1 << 10)
-#define MIB ((size_t)1 << 20)
+#include "args.h"
+#include "bench_states.h"
+#include "buffer.h"
+#include "grid.h"
+#include "measure.h"
+#include "output.h"
+#include "stats.h"
+#include "target.h"
+#include "units.h"
+
 /* Long enough per run for the clock at every size, short enough that
  * 6 sizes x 3 states x 6 functions x runs stay near half a minute. */
 #define BYTES_PER_RUN (64 * MIB)
@@ -99,7 +108,7 @@ int cli_fill_table(size_t size, unsigned long runs, enum cli_format fmt, int tab
     /* Each function twice, zero then the byte, interleaved in one
      * measurement; zero-only primitives once. */
     for (size_t i = 0; i < nall && nfn + 2 <= CLI_MAX_FNS; i++) {
-        if (strcmp(all[i].name, "generic") == 0 && nall > 1)
+        if (cli_fn_portable(&all[i]) && nall > 1)
             continue; /* the portable one matters only where it is all there is */
         fns[nfn++] = all[i];
         if (cli_fn_fills(&all[i])) {

@@ -4,13 +4,16 @@
  * size that cannot be had comes back as an error that says what to do.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
 
-#include "cli.h"
+#include "args.h"
+#include "buffer.h"
+#include "units.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
@@ -19,7 +22,7 @@
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
-#define THP_SIZE ((size_t)2 << 20)
+#define THP_SIZE (2 * MIB)
 
 int cli_parse_page(const char *s, enum cli_page *out)
 {
@@ -50,9 +53,9 @@ const char *cli_page_name(enum cli_page p)
 size_t cli_page_bytes(enum cli_page p)
 {
     switch (p) {
-    case CLI_PAGE_2M: case CLI_PAGE_THP: return (size_t)2 << 20;
-    case CLI_PAGE_1G: return (size_t)1 << 30;
-    default: return 4096;
+    case CLI_PAGE_2M: case CLI_PAGE_THP: return 2 * MIB;
+    case CLI_PAGE_1G: return GIB;
+    default: return 4 * KIB;
     }
 }
 
@@ -97,13 +100,67 @@ static void hugetlb_advice(size_t need_pages, enum cli_page p, char *err,
              need_pages, dir);
 }
 
+/* Hugetlb pages of b->page: reserved at mmap, so too few pages fail here
+ * with ENOMEM rather than as SIGBUS at first touch (unless NORESERVE). */
+static int map_hugetlb(struct cli_buf *b, int how, char *err, size_t errlen)
+{
+    int shift = b->page == CLI_PAGE_1G ? 30 : 21;
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (shift << MAP_HUGE_SHIFT);
+    if (how & CLI_MAP_POPULATE)
+        flags |= MAP_POPULATE;
+    if (how & CLI_MAP_NORESERVE)
+        flags |= MAP_NORESERVE;
+    void *a = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (a == MAP_FAILED) {
+        int e = errno;
+        if (e == ENOMEM || e == EINVAL)
+            hugetlb_advice(b->map_len / cli_page_bytes(b->page), b->page, err, errlen);
+        else
+            snprintf(err, errlen, "mmap of %s hugetlb memory: %s", cli_page_name(b->page),
+                     strerror(e));
+        return -e;
+    }
+    b->addr = a;
+    return 0;
+}
+
+/* Transparent huge pages: over-map by one huge page and trim, so the
+ * buffer starts on a 2 MiB boundary and every 2 MiB of it can be a huge
+ * page. */
+static int map_thp(struct cli_buf *b, int how, char *err, size_t errlen)
+{
+    size_t over = b->map_len + THP_SIZE;
+    char *a = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (a == MAP_FAILED) {
+        int e = errno;
+        snprintf(err, errlen, "mmap: %s", strerror(e));
+        return -e;
+    }
+    char *al = (char *)(((uintptr_t)a + THP_SIZE - 1) & ~(uintptr_t)(THP_SIZE - 1));
+    if (al > a)
+        munmap(a, (size_t)(al - a));
+    size_t tail = (size_t)(a + over - (al + b->map_len));
+    if (tail)
+        munmap(al + b->map_len, tail);
+    b->addr = al;
+    if (madvise(al, b->map_len, MADV_HUGEPAGE) != 0) {
+        snprintf(err, errlen,
+                 "madvise(MADV_HUGEPAGE): %s (is THP disabled? see "
+                 "/sys/kernel/mm/transparent_hugepage/enabled)",
+                 strerror(errno));
+        cli_buf_unmap(b);
+        return -EINVAL;
+    }
+    if ((how & CLI_MAP_POPULATE) && madvise(al, b->map_len, MADV_POPULATE_WRITE) != 0)
+        for (size_t i = 0; i < b->map_len; i += 4 * KIB) /* before Linux 5.14 */
+            al[i] = 0;
+    return 0;
+}
+
 int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int how,
                 char *err, size_t errlen)
 {
     size_t pg = cli_page_bytes(p);
-    int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-    int populate = how & CLI_MAP_POPULATE;
-
     *b = (struct cli_buf){.len = len, .page = p};
     if (len == 0 || len > SIZE_MAX - 2 * pg) {
         snprintf(err, errlen, "size %zu cannot be mapped", len);
@@ -119,59 +176,11 @@ int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int how,
                  cli_fmt_size(len, a, sizeof(a)), cli_fmt_size(avail, m, sizeof(m)));
         return -ENOMEM;
     }
-    if (p == CLI_PAGE_2M || p == CLI_PAGE_1G) {
-        int shift = p == CLI_PAGE_1G ? 30 : 21;
-        flags |= MAP_HUGETLB | (shift << MAP_HUGE_SHIFT);
-        /* Hugetlb memory is reserved at mmap: too few pages fail here with
-         * ENOMEM rather than as SIGBUS at first touch. */
-        if (populate)
-            flags |= MAP_POPULATE;
-        if (how & CLI_MAP_NORESERVE)
-            flags |= MAP_NORESERVE;
-        void *a = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
-        if (a == MAP_FAILED) {
-            int e = errno;
-            if (e == ENOMEM || e == EINVAL)
-                hugetlb_advice(b->map_len / pg, p, err, errlen);
-            else
-                snprintf(err, errlen, "mmap of %s hugetlb memory: %s",
-                         cli_page_name(p), strerror(e));
-            return -e;
-        }
-        b->addr = a;
-        return 0;
-    }
-    if (p == CLI_PAGE_THP) {
-        /* Over-map by one huge page and trim, so the buffer starts on a
-         * 2 MiB boundary and every 2 MiB of it can be a huge page. */
-        size_t over = b->map_len + THP_SIZE;
-        char *a = mmap(NULL, over, PROT_READ | PROT_WRITE, flags, -1, 0);
-        if (a == MAP_FAILED) {
-            snprintf(err, errlen, "mmap: %s", strerror(errno));
-            return -errno;
-        }
-        char *al = (char *)(((uintptr_t)a + THP_SIZE - 1) & ~(uintptr_t)(THP_SIZE - 1));
-        if (al > a)
-            munmap(a, (size_t)(al - a));
-        size_t tail = (size_t)(a + over - (al + b->map_len));
-        if (tail)
-            munmap(al + b->map_len, tail);
-        b->addr = al;
-        if (madvise(al, b->map_len, MADV_HUGEPAGE) != 0) {
-            snprintf(err, errlen,
-                     "madvise(MADV_HUGEPAGE): %s (is THP disabled? see "
-                     "/sys/kernel/mm/transparent_hugepage/enabled)",
-                     strerror(errno));
-            cli_buf_unmap(b);
-            return -EINVAL;
-        }
-        if (populate && madvise(al, b->map_len, MADV_POPULATE_WRITE) != 0)
-            for (size_t i = 0; i < b->map_len; i += 4096)
-                al[i] = 0;
-        return 0;
-    }
-    if (populate)
-        flags |= MAP_POPULATE;
+    if (p == CLI_PAGE_2M || p == CLI_PAGE_1G)
+        return map_hugetlb(b, how, err, errlen);
+    if (p == CLI_PAGE_THP)
+        return map_thp(b, how, err, errlen);
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (how & CLI_MAP_POPULATE ? MAP_POPULATE : 0);
     void *a = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (a == MAP_FAILED) {
         int e = errno;

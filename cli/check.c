@@ -11,25 +11,35 @@
  * pick it. Exit 0 whenever it ran: a short verdict is a finding, not a
  * failure.
  */
-#include <stdlib.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "pageclear.h"
 
-#define KIB ((size_t)1 << 10)
-#define MIB ((size_t)1 << 20)
-#define GIB ((size_t)1 << 30)
+#include "args.h"
+#include "buffer.h"
+#include "commands.h"
+#include "contract.h"
+#include "grid.h"
+#include "libc.h"
+#include "measure.h"
+#include "output.h"
+#include "target.h"
+#include "units.h"
 
-/* The issue that defines the check: within 5% of the best primitive; in
- * `warm`, pc_clear (chosen on `use`) must not lose badly: within 10%. */
-#define TOL_CONTRACT 0.05
-#define TOL_WARM 0.10
 /* Each run clears at least this much: ~2-10 ms at 15-60 GB/s, long enough
  * for the clock, short enough for 14 functions x 3 states x 11 sizes. */
 #define BYTES_PER_RUN (128 * MIB)
 #define DEFAULT_RUNS 7
 
 enum role { ROLE_CLEAR, ROLE_BATCHED, ROLE_COLD, ROLE_OTHER };
+
+/* The contract a library function is judged by (not ROLE_OTHER). */
+static enum cli_contract contract_of(enum role r)
+{
+    return r == ROLE_COLD ? CLI_CONTRACT_COLD : CLI_CONTRACT_CLEAR;
+}
 
 struct check {
     struct cli_fn fns[CLI_MAX_FNS];
@@ -55,10 +65,14 @@ static int usage(void)
     return CLI_EXIT_USAGE;
 }
 
-/* Profile syntax for a size: the library's parser takes KiB/MiB/GiB. */
-static const char *profile_size(size_t v, char *buf, size_t n)
+/* "profile: KEY = SIZE", the line that sets threshold i to v (the
+ * library's parser takes the KiB/MiB/GiB sizes print in). */
+static void profile_line(enum pc_threshold i, size_t v, char *out, size_t n)
 {
-    return cli_fmt_size(v, buf, n);
+    struct pc_threshold_info ti;
+    char a[32];
+    pc_threshold_info(i, &ti);
+    snprintf(out, n, "profile: %s = %s", ti.key, cli_fmt_size(v, a, sizeof(a)));
 }
 
 /* Which profile line would make the function in `role` run `faster` at
@@ -67,12 +81,11 @@ static const char *profile_size(size_t v, char *buf, size_t n)
  * cache-allocating plan runs at s. */
 static void fix_line(enum role role, size_t s, const char *faster, char *out, size_t n)
 {
-    char a[32];
     const char *now = role == ROLE_COLD ? pc_selected_cold(s) : pc_selected(s);
-    const char *key = role == ROLE_COLD ? "cold_nt_threshold" : "nt_threshold";
+    /* the streaming threshold that governs this function alone */
+    enum pc_threshold nt = role == ROLE_COLD ? PC_THRESHOLD_COLD_NT : PC_THRESHOLD_NT;
     struct cli_roles roles; /* what the selection streams with, and more */
     cli_roles(&roles);
-    const char *streams = roles.stream;
     int fc = cli_impl_cache(faster), nc = cli_impl_cache(now);
     struct pc_host h;
     pc_host_get(&h);
@@ -80,13 +93,13 @@ static void fix_line(enum role role, size_t s, const char *faster, char *out, si
     if (strcmp(faster, now) == 0) {
         snprintf(out, n, "it runs %s itself: the gap is call overhead or noise", now);
     } else if (fc == PC_CACHE_NONTEMPORAL && nc != PC_CACHE_NONTEMPORAL) {
-        if (strcmp(faster, streams) == 0)
-            snprintf(out, n, "profile: %s = %s", key, profile_size(s, a, sizeof(a)));
+        if (strcmp(faster, roles.stream) == 0)
+            profile_line(nt, s, out, n);
         else
-            snprintf(out, n, "no profile line: the selection streams with %s", streams);
+            snprintf(out, n, "no profile line: the selection streams with %s", roles.stream);
     } else if (fc != PC_CACHE_NONTEMPORAL && nc == PC_CACHE_NONTEMPORAL) {
         if (strcmp(faster, pc_selected_temporal(s)) == 0)
-            snprintf(out, n, "profile: %s = %s", key, profile_size(2 * s, a, sizeof(a)));
+            profile_line(nt, 2 * s, out, n);
         else
             snprintf(out, n, "no profile line: below its threshold it runs %s",
                      pc_selected_temporal(s));
@@ -97,10 +110,10 @@ static void fix_line(enum role role, size_t s, const char *faster, char *out, si
     } else if (role != ROLE_COLD && strcmp(faster, roles.vector) == 0 &&
                strcmp(now, roles.vector) != 0) {
         /* the small-extent (vector) choice, above vector_max */
-        snprintf(out, n, "profile: vector_max = %s", profile_size(2 * s, a, sizeof(a)));
+        profile_line(PC_THRESHOLD_VECTOR_MAX, 2 * s, out, n);
     } else if (role != ROLE_COLD && strcmp(now, roles.vector) == 0 &&
                strcmp(faster, roles.string) == 0) {
-        snprintf(out, n, "profile: vector_max = %s", profile_size(s, a, sizeof(a)));
+        profile_line(PC_THRESHOLD_VECTOR_MAX, s, out, n);
     } else {
         snprintf(out, n, "no profile line: the selection does not use %s here", faster);
     }
@@ -170,7 +183,9 @@ static void header(const struct check *c)
            "pc_clear_batched in use (within %.0f%%) and warm (within %.0f%%), pc_clear_cold "
            "in cold (within %.0f%%) of every primitive, each compared run by run (the "
            "median of the ratios within each round, which cancels the machine's drift).\n",
-           c->runs, 100 * TOL_CONTRACT, 100 * TOL_WARM, 100 * TOL_CONTRACT);
+           c->runs, 100 * cli_contract_tol(CLI_CONTRACT_CLEAR, CLI_CACHE_USE),
+           100 * cli_contract_tol(CLI_CONTRACT_CLEAR, CLI_CACHE_WARM),
+           100 * cli_contract_tol(CLI_CONTRACT_COLD, CLI_CACHE_COLD));
 }
 
 /* Verdict for function fi at size si in state cs, or NULL if the state is
@@ -179,14 +194,10 @@ static const char *verdict(const struct check *c, const struct cli_grid *g, size
                            enum cli_cache cs, size_t fi, char *buf, size_t n, int *shorts)
 {
     enum role r = c->role[fi];
-    double tol;
-    if ((r == ROLE_CLEAR || r == ROLE_BATCHED) && cs == CLI_CACHE_USE)
-        tol = TOL_CONTRACT;
-    else if ((r == ROLE_CLEAR || r == ROLE_BATCHED) && cs == CLI_CACHE_WARM)
-        tol = TOL_WARM;
-    else if (r == ROLE_COLD && cs == CLI_CACHE_COLD)
-        tol = TOL_CONTRACT;
-    else
+    if (r == ROLE_OTHER)
+        return NULL;
+    double tol = cli_contract_tol(contract_of(r), cs);
+    if (tol <= 0) /* not a state its contract weighs */
         return NULL;
     /* The strongest competitor by paired ratio: the median over rounds of
      * this function's figure over the primitive's in the same round. */

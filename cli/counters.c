@@ -6,12 +6,14 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "counters.h"
 
 static int open_one(uint64_t result)
 {

@@ -20,8 +20,13 @@
  * truth.
  */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "cli.h"
+#include "decide.h"
+#include "grid.h"
+#include "stats.h"
+#include "target.h"
 
 /* The standard error of a median of x->runs runs whose spread is sd_pct,
  * as a fraction: 1.25 sigma / sqrt(runs) for roughly normal runs. */

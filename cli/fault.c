@@ -8,9 +8,11 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "cli.h"
+#include "fault.h"
 
 /* volatile: see src/fault_guard.c; clang -O2 dropped the plain store. */
 static __thread sigjmp_buf *volatile guard_jmp;

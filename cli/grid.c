@@ -4,9 +4,16 @@
  * interleaved across the functions. `check`, `tune` and the default
  * suite's state table are grids.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "args.h"
+#include "buffer.h"
+#include "grid.h"
+#include "measure.h"
+#include "output.h"
+#include "stats.h"
+#include "target.h"
 
 struct cli_stats *cli_grid_at(const struct cli_grid *g, size_t si, enum cli_cache c,
                               size_t fi)

@@ -5,14 +5,20 @@
  * preemption model and whether hardware counters can be read.
  */
 #include <dirent.h>
-#include <gnu/libc-version.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
+
+#include "args.h"
+#include "buffer.h"
+#include "commands.h"
+#include "counters.h"
+#include "libc.h"
 
 /* First line of a file, newline stripped; "" if unreadable. */
 static const char *read_line(const char *path, char *buf, size_t n)
@@ -141,11 +147,13 @@ static const char *nt_from(size_t v, char *buf, size_t n)
     return buf;
 }
 
-int cli_info(void)
+int cli_info(int argc, char **argv)
 {
     struct pc_host h;
     char buf[512];
     struct utsname u;
+    (void)argc; /* it takes no options: what it prints is all there is */
+    (void)argv;
 
     pc_host_get(&h);
     cpu_model(buf, sizeof(buf));

@@ -3,8 +3,8 @@
  * tunables that decide when it switches strategy (rep stosb, streaming
  * stores), as the dynamic loader this process runs under reports them.
  * The loader is found in /proc/self/maps, not at a fixed path, so a run
- * under another glibc (../shared/tools/newer-glibc.sh) names that glibc's
- * thresholds, not the system's.
+ * under another glibc (started through that glibc's ld.so) names that
+ * glibc's thresholds, not the system's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +13,7 @@
 #include <gnu/libc-version.h>
 #endif
 
-#include "cli.h"
+#include "libc.h"
 
 const char *cli_libc_version(void)
 {

@@ -1,78 +1,125 @@
 /*
- * main.c - the `pageclear` command: subcommand dispatch.
+ * main.c - the `pageclear` command: the table of subcommands, the
+ * dispatch from it and the top-level usage printed from it.
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "pageclear.h"
+
+#include "args.h"
+#include "commands.h"
+
+char **cli_argv;
+
+static int help(int argc, char **argv);
+
+static int version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return printf("pageclear %s\n", pc_version()) < 0;
+}
+
+/* Every subcommand, in the order the usage lists them. */
+static const struct cli_command commands[] = {
+    {.name = "bench", .is_default = 1, .run = cli_bench,
+     .help = "the default suite: the published tables, on this\nmachine",
+     .options = "--quick, --runs N, --json, --csv, --plot DIR"},
+    {.name = "mem", .operands = "memset|clear", .run = cli_mem,
+     .help = "clearing bandwidth (perf bench mem memset style)"},
+    {.name = "mmap", .run = cli_mmap,
+     .help = "the kernel's fault path (perf bench mem mmap style)"},
+    {.name = "pool", .run = cli_pool,
+     .help = "init_on_alloc: page-at-a-time, batched, fresh, pool"},
+    {.name = "parallel", .run = cli_parallel,
+     .help = "pc_clear_parallel / pc_populate from 1 to all cores"},
+    {.name = "check", .run = cli_check,
+     .help = "is the selection in force the best here? pc_clear & co.\n"
+             "against every primitive and memset, per size and\n"
+             "cache state, with a verdict",
+     .options = "--quick, -n, --json"},
+    {.name = "tune", .run = cli_tune,
+     .help = "measure this machine's crossovers and write a profile\n",
+     .options = "-o FILE|-, --quick, --json"},
+    {.name = "info", .run = cli_info,
+     .help = "this machine: CPU, caches, selection, huge pages, ..."},
+    {.name = "list", .run = cli_list, .help = "the clearing primitives and which run here"},
+    {.name = "version", .run = version, .help = "print the library version",
+     .aliases = {"--version"}},
+    {.name = "help", .run = help, .aliases = {"-h", "--help"}}, /* not listed */
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* The usage's first column: "(none), " for the default command, the
+ * name, its operands. */
+#define NAME_WIDTH 18
+
+static void describe(FILE *f, const struct cli_command *c)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "%s%s%s%s", c->is_default ? "(none), " : "", c->name,
+             c->operands ? " " : "", c->operands ? c->operands : "");
+    fprintf(f, "  %-*s ", NAME_WIDTH, name);
+    size_t n = strlen(c->help);
+    for (size_t i = 0; i < n; i++) {
+        fputc(c->help[i], f);
+        if (c->help[i] == '\n') /* continued under the first line */
+            fprintf(f, "%*s", NAME_WIDTH + 3, "");
+    }
+    if (c->options != NULL)
+        fprintf(f, "%s(%s)", n > 0 && c->help[n - 1] == '\n' ? "" : " ", c->options);
+    fputc('\n', f);
+}
 
 static int usage(FILE *f)
 {
-    fprintf(f,
-            "usage: pageclear [<command> [options]]\n"
-            "  (none), bench      the default suite: the published tables, on this\n"
-            "                     machine (--quick, --runs N, --json, --csv, --plot DIR)\n"
-            "  mem memset|clear   clearing bandwidth (perf bench mem memset style)\n"
-            "  mmap               the kernel's fault path (perf bench mem mmap style)\n"
-            "  pool               init_on_alloc: page-at-a-time, batched, fresh, pool\n"
-            "  parallel           pc_clear_parallel / pc_populate from 1 to all cores\n"
-            "  check              is the selection in force the best here? pc_clear & co.\n"
-            "                     against every primitive and memset, per size and\n"
-            "                     cache state, with a verdict (--quick, -n, --json)\n"
-            "  tune               measure this machine's crossovers and write a profile\n"
-            "                     (-o FILE|-, --quick, --json)\n"
-            "  info               this machine: CPU, caches, selection, huge pages, ...\n"
-            "  list               the clearing primitives and which run here\n"
-            "  version            print the library version\n"
-            "Run 'pageclear <command> --help' for a command's options.\n");
+    fprintf(f, "usage: pageclear [<command> [options]]\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (commands[i].help != NULL)
+            describe(f, &commands[i]);
+    fprintf(f, "Run 'pageclear <command> --help' for a command's options.\n");
     return f == stderr ? CLI_EXIT_USAGE : 0;
 }
 
-static int list(void)
+static int help(int argc, char **argv)
 {
-    for (size_t i = 0; i < pc_impl_count(); i++) {
-        struct pc_impl_info in;
-        pc_impl_get(i, &in);
-        printf("%-18s %-8s %-12s %-11s %s%s\n", in.name, in.arch,
-               *in.features ? in.features : "-",
-               in.cache == PC_CACHE_NONTEMPORAL ? "nontemporal"
-               : in.cache == PC_CACHE_ADAPTIVE  ? "adaptive"
-                                                : "temporal",
-               in.description, in.supported ? "" : "  [not supported here]");
-    }
-    return 0;
+    (void)argc;
+    (void)argv;
+    return usage(stdout);
 }
 
-char **cli_argv;
+static const struct cli_command *find(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const struct cli_command *c = &commands[i];
+        if (strcmp(name, c->name) == 0)
+            return c;
+        for (size_t a = 0; a < CLI_MAX_ALIASES && c->aliases[a] != NULL; a++)
+            if (strcmp(name, c->aliases[a]) == 0)
+                return c;
+    }
+    return NULL;
+}
+
+static const struct cli_command *default_command(void)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (commands[i].is_default)
+            return &commands[i];
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
     cli_argv = argv;
-    /* No command (or only the suite's options): the default suite. */
-    int suite_opts = argc >= 2 && argv[1][0] == '-' && strcmp(argv[1], "-h") != 0 &&
-                     strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "--version") != 0;
-    if (argc < 2 || suite_opts)
-        return cli_bench(argc - 1, argv + 1);
-    if (strcmp(argv[1], "bench") == 0)
-        return cli_bench(argc - 2, argv + 2);
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "mem") == 0)
-        return cli_mem(argc - 2, argv + 2);
-    if (strcmp(cmd, "mmap") == 0)
-        return cli_mmap(argc - 2, argv + 2);
-    if (strcmp(cmd, "pool") == 0 || strcmp(cmd, "parallel") == 0)
-        return cli_pool_cmd(cmd, argc - 2, argv + 2);
-    if (strcmp(cmd, "check") == 0)
-        return cli_check(argc - 2, argv + 2);
-    if (strcmp(cmd, "tune") == 0)
-        return cli_tune(argc - 2, argv + 2);
-    if (strcmp(cmd, "info") == 0)
-        return cli_info();
-    if (strcmp(cmd, "list") == 0)
-        return list();
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
-        return printf("pageclear %s\n", pc_version()) < 0;
-    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0)
-        return usage(stdout);
-    cli_error("unknown command '%s'", cmd);
+    const struct cli_command *c = argc >= 2 ? find(argv[1]) : NULL;
+    if (c != NULL)
+        return c->run(argc - 2, argv + 2);
+    /* No command, or only options (none of which names a command): the
+     * default command gets them all. */
+    if (argc < 2 || argv[1][0] == '-')
+        return default_command()->run(argc - 1, argv + 1);
+    cli_error("unknown command '%s'", argv[1]);
     return usage(stderr);
 }

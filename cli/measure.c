@@ -6,10 +6,18 @@
  * target in one of three cache states (target.c).
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "pageclear.h"
+
+#include "args.h"
+#include "counters.h"
+#include "measure.h"
+#include "stats.h"
+#include "target.h"
 
 /* One call of f over [p, p + n): a clear, or with byte >= 0 a fill. */
 static void call(const struct cli_fn *f, char *p, size_t n, int byte)
@@ -81,6 +89,44 @@ void cli_roles(struct cli_roles *r)
     const size_t tiny = 64, huge = (size_t)1 << 46;
     *r = (struct cli_roles){pc_selected_temporal(tiny), pc_selected_temporal(huge),
                             pc_selected_cold(huge)};
+}
+
+int cli_fn_portable(const struct cli_fn *f)
+{
+    struct pc_impl_info in;
+    return f->kind >= 0 && pc_impl_get((size_t)f->kind, &in) == 0 && strcmp(in.arch, "any") == 0;
+}
+
+/* Primitive i's kind of store: how it treats the cache, and whether it
+ * needs a CPU extension. -1 for no primitive. */
+static int store_kind(int i)
+{
+    struct pc_impl_info in;
+    if (i < 0 || pc_impl_get((size_t)i, &in) != 0)
+        return -1;
+    return 2 * (int)in.cache + (*in.features != '\0');
+}
+
+size_t cli_fn_kinds(struct cli_fn *fns, size_t max)
+{
+    struct cli_roles r;
+    cli_roles(&r);
+    int string = pc_impl_find(r.string);
+    const int kinds[3] = {store_kind(string), store_kind(pc_impl_find(r.vector)),
+                          store_kind(pc_impl_find(r.stream))};
+    size_t n = 0;
+    if (max > 0 && cli_fn_find(r.string, &fns[0]) == 0)
+        n = 1;
+    struct cli_fn all[CLI_MAX_FNS];
+    size_t nall = cli_fn_list(all, CLI_MAX_FNS, CLI_FNS_PRIMITIVES);
+    for (size_t i = 0; i < nall && n < max; i++) {
+        int k = store_kind(all[i].kind);
+        if (all[i].kind == string || (n > 0 && cli_fn_portable(&all[i])))
+            continue;
+        if (k >= 0 && (k == kinds[0] || k == kinds[1] || k == kinds[2]))
+            fns[n++] = all[i];
+    }
+    return n;
 }
 
 int cli_impl_cache(const char *name)

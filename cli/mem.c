@@ -11,10 +11,19 @@
  * Without -s it sweeps sizes 4 KiB .. 4 GiB and prints one table.
  */
 #include <errno.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "pageclear.h"
+
+#include "args.h"
+#include "buffer.h"
+#include "commands.h"
+#include "counters.h"
+#include "measure.h"
+#include "output.h"
+#include "stats.h"
+#include "target.h"
 
 /* Each run covers at least this many bytes unless -l says otherwise, so a
  * 4 KiB clear is timed over 65536 calls (~ms), not one (~30 ns, near the
@@ -242,8 +251,13 @@ static int run_sweep(const struct mem_opts *o, struct cli_fn *sel, size_t n,
     /* Leave half of the free memory to everyone else on a shared machine. */
     while (avail && max > SWEEP_MIN && max > avail / 2)
         max /= 4;
+    /* The page-at-a-time column: the string instruction the selection
+     * uses for large extents, as the kernel's clear_page runs it (or, where
+     * it cannot store the byte asked for, the workload's default). */
+    struct cli_roles roles;
     struct cli_fn page;
-    if (cli_fn_find("x86-64-stosb", &page) != 0)
+    cli_roles(&roles);
+    if (cli_fn_find(roles.string, &page) != 0 || (o->fill != CLI_FILL_NONE && !cli_fn_fills(&page)))
         cli_fn_find(o->fill == CLI_FILL_NONE ? "pc_clear" : "glibc", &page);
     page.chunk = PAGE_AT_A_TIME;
     snprintf(page.name + strlen(page.name), sizeof(page.name) - strlen(page.name), "/4KiB");

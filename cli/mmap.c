@@ -6,10 +6,18 @@
  * page it hands out, so this measures its clearing (plus fault handling).
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "args.h"
+#include "buffer.h"
+#include "commands.h"
+#include "fault.h"
+#include "mmap.h"
+#include "output.h"
+#include "stats.h"
 
 #define DEFAULT_LOOPS 5
 

@@ -4,14 +4,18 @@
  * by 0.931 to compare). Sizes are printed in binary units named as such.
  *   default  a human-readable line per measurement
  *   simple   the bare mean, as perf bench --format=simple
- *   json     one JSON array of records (schema in README)
+ *   json     one JSON array of records (docs/results.schema.json)
  *   csv      a header line, then one line per record
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "args.h"
+#include "measure.h"
+#include "output.h"
+#include "stats.h"
 
 int cli_parse_format(const char *arg, enum cli_format *fmt)
 {

@@ -1,5 +1,5 @@
 /*
- * pool.c - `pageclear pool` and `pageclear parallel`.
+ * pool.c - `pageclear pool` and the default suite's table 5.
  *
  * pool: the published init_on_alloc case. N zeroed allocations of 2 MiB
  * obtained, per round, by
@@ -14,21 +14,26 @@
  * pool-bg-caught-up, times only the N allocations after the background
  * worker has finished clearing (untimed): the allocation latency a program
  * sees when it does other work between freeing and allocating.
- *
- * parallel: pc_clear_parallel and pc_populate from 1 thread to all cores,
- * against the kernel's MAP_POPULATE.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
 
-#define MIB ((size_t)1 << 20)
-#define ALLOC ((size_t)2 << 20) /* the published case: 2 MiB allocations */
-#define PAGE ((size_t)4096)
+#include "args.h"
+#include "buffer.h"
+#include "commands.h"
+#include "measure.h"
+#include "output.h"
+#include "pool.h"
+#include "stats.h"
+#include "units.h"
+
+#define ALLOC (2 * MIB) /* the published case: 2 MiB allocations */
 
 enum { M_PAGE, M_BATCHED, M_BATCHED_COLD, M_FRESH, M_POOL_ALLOC, M_POOL_FREE, M_POOL_BG,
        M_POOL_BG_READY, M_COUNT };
@@ -42,163 +47,190 @@ static void dirty(char *p, size_t len)
         p[i] = 1;
 }
 
-/* One round of method m over n allocations; seconds, or < 0 on failure. */
-static double round_s(int m, size_t n, char *buf, int page_fn, enum cli_page fresh_page,
-                      struct pc_pool *pool, char **ptrs, char *err, size_t errlen)
+/* One measurement: n allocations of ALLOC bytes, `runs` rounds. */
+struct pool_run {
+    size_t n, total;
+    unsigned long runs;
+    struct cli_buf buf;       /* what the clears work on */
+    int page_fn;              /* the primitive page at a time runs */
+    enum cli_page fresh_page; /* what fresh memory is backed by */
+    struct pc_pool *pool;     /* the pool methods' */
+    char **ptrs;              /* its n allocations */
+    double *v;                /* one figure per round */
+    char err[512];
+};
+
+/* The methods that clear p->buf in place (the others get their memory
+ * from the kernel or the pool). */
+static int in_place(int m)
 {
+    return m == M_PAGE || m == M_BATCHED || m == M_BATCHED_COLD;
+}
+
+/* Give the pool's n allocations back and take n again; < 0 with the
+ * reason in p->err. The caught-up row starts the clock only once the
+ * worker has cleared what was freed. */
+static int pool_round(struct pool_run *p, int m, uint64_t *t0)
+{
+    for (size_t a = 0; a < p->n; a++)
+        if (pc_pool_free(p->pool, p->ptrs[a]) != 0) {
+            snprintf(p->err, sizeof(p->err), "pc_pool_free failed");
+            return -1;
+        }
+    if (m == M_POOL_BG_READY) { /* let the worker finish, untimed */
+        struct pc_pool_stats st;
+        do {
+            usleep(200);
+            pc_pool_stats(p->pool, &st);
+        } while (st.dirty != 0);
+        *t0 = cli_now_ns();
+    }
+    for (size_t a = 0; a < p->n; a++)
+        if ((p->ptrs[a] = pc_pool_alloc(p->pool, ALLOC)) == NULL) {
+            snprintf(p->err, sizeof(p->err), "pc_pool_alloc: %s", strerror(errno));
+            return -1;
+        }
+    return 0;
+}
+
+/* One round of method m; seconds, or < 0 with the reason in p->err. */
+static double round_s(struct pool_run *p, int m)
+{
+    char *buf = p->buf.addr;
     uint64_t t0 = cli_now_ns();
-    switch (m) {
-    case M_PAGE:
-        for (size_t a = 0; a < n; a++)
-            for (size_t off = 0; off < ALLOC; off += PAGE)
-                pc_impl_clear((size_t)page_fn, buf + a * ALLOC + off, PAGE);
-        break;
-    case M_BATCHED:
-        for (size_t a = 0; a < n; a++)
+    if (m == M_PAGE) {
+        for (size_t a = 0; a < p->n; a++)
+            for (size_t off = 0; off < ALLOC; off += PC_PAGE_SIZE)
+                pc_impl_clear((size_t)p->page_fn, buf + a * ALLOC + off, PC_PAGE_SIZE);
+    } else if (m == M_BATCHED) {
+        for (size_t a = 0; a < p->n; a++)
             pc_clear(buf + a * ALLOC, ALLOC);
-        break;
-    case M_BATCHED_COLD:
-        for (size_t a = 0; a < n; a++)
+    } else if (m == M_BATCHED_COLD) {
+        for (size_t a = 0; a < p->n; a++)
             pc_clear_cold(buf + a * ALLOC, ALLOC);
-        break;
-    case M_FRESH: {
+    } else if (m == M_FRESH) {
         struct cli_buf b;
-        if (cli_buf_map(&b, n * ALLOC, fresh_page, CLI_MAP_POPULATE, err, errlen) != 0)
+        if (cli_buf_map(&b, p->total, p->fresh_page, CLI_MAP_POPULATE, p->err,
+                        sizeof(p->err)) != 0)
             return -1;
         cli_buf_unmap(&b); /* timed: the round trip matches the pool's free */
-        break;
-    }
-    default:
-        for (size_t a = 0; a < n; a++)
-            if (pc_pool_free(pool, ptrs[a]) != 0) {
-                snprintf(err, errlen, "pc_pool_free failed");
-                return -1;
-            }
-        if (m == M_POOL_BG_READY) { /* let the worker finish, untimed */
-            struct pc_pool_stats st;
-            do {
-                usleep(200);
-                pc_pool_stats(pool, &st);
-            } while (st.dirty != 0);
-            t0 = cli_now_ns();
-        }
-        for (size_t a = 0; a < n; a++)
-            if ((ptrs[a] = pc_pool_alloc(pool, ALLOC)) == NULL) {
-                snprintf(err, errlen, "pc_pool_alloc: %s", strerror(errno));
-                return -1;
-            }
-        break;
+    } else if (pool_round(p, m, &t0) != 0) {
+        return -1;
     }
     return (double)(cli_now_ns() - t0) / 1e9;
 }
 
-int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_no,
-                   struct cli_records *rs)
+/* The pool for method m (with its n allocations made), or NULL with the
+ * reason in p->err. */
+static struct pc_pool *make_pool(struct pool_run *p, int m)
 {
-    char a[32], err[512];
-    size_t total = n * ALLOC;
-    struct cli_stats st[M_COUNT];
-    int ok[M_COUNT] = {0};
-    struct pc_pool_stats ps[M_COUNT];
-    const char *backing[M_COUNT] = {0};
-    enum cli_page fresh_page = CLI_PAGE_2M;
+    struct pc_pool_opts o;
+    pc_pool_opts_init(&o);
+    o.capacity = p->total;
+    o.policy = m == M_POOL_ALLOC  ? PC_POOL_INIT_ON_ALLOC
+               : m == M_POOL_FREE ? PC_POOL_INIT_ON_FREE
+                                  : PC_POOL_BACKGROUND; /* both bg rows */
+    struct pc_pool *pool = pc_pool_create(&o);
+    if (pool == NULL) {
+        snprintf(p->err, sizeof(p->err), "pc_pool_create: %s", strerror(errno));
+        return NULL;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        p->ptrs[i] = pc_pool_alloc(pool, ALLOC);
+    return pool;
+}
 
+/* Method m's rounds (the first untimed) into *st, and what backed its
+ * memory into *backing. 0, or -1 after a message. */
+static int measure(struct pool_run *p, int m, struct cli_stats *st, const char **backing)
+{
+    p->err[0] = '\0';
+    p->pool = m >= M_POOL_ALLOC ? make_pool(p, m) : NULL;
+    int failed = m >= M_POOL_ALLOC && p->pool == NULL;
+    cli_progress("pool: %s", method_name[m]);
+    for (unsigned long r = 0; r <= p->runs && !failed; r++) {
+        if (in_place(m))
+            dirty(p->buf.addr, p->total);
+        else if (p->pool != NULL)
+            for (size_t i = 0; i < p->n; i++)
+                if (p->ptrs[i] != NULL)
+                    dirty(p->ptrs[i], ALLOC);
+        double s = round_s(p, m);
+        if (s < 0)
+            failed = 1;
+        else if (r > 0)
+            p->v[r - 1] = s;
+    }
+    *backing = m == M_FRESH ? cli_page_name(p->fresh_page) : "4KB";
+    if (p->pool != NULL) {
+        struct pc_pool_stats ps;
+        pc_pool_stats(p->pool, &ps);
+        *backing = pc_backing_name(ps.backing);
+        pc_pool_destroy(p->pool);
+        p->pool = NULL;
+    }
+    if (failed) {
+        cli_progress("%s", "");
+        cli_error("pool: %s: %s", method_name[m], p->err);
+        return -1;
+    }
+    cli_stats(p->v, p->runs, st);
+    return 0;
+}
+
+/* Set up p: the page-at-a-time primitive, the buffer, what fresh memory
+ * is backed by, the arrays. 0, or -1 after a message, nothing held. */
+static int setup(struct pool_run *p)
+{
+    /* Page at a time with what the kernel's clear_page runs: the string
+     * instruction (rep stosb, dc zva), the selection's choice for large
+     * extents. */
+    struct cli_roles roles;
     struct cli_fn page_fn;
-    if (cli_fn_find("x86-64-stosb", &page_fn) != 0 && cli_fn_find("aarch64-dczva", &page_fn) != 0)
-        cli_fn_find("generic", &page_fn);
-    struct cli_buf b;
-    if (cli_buf_map(&b, total, CLI_PAGE_4K, CLI_MAP_POPULATE, err, sizeof(err)) != 0) {
-        cli_error("pool: %s", err);
-        return CLI_EXIT_RUNTIME;
+    cli_roles(&roles);
+    if (cli_fn_find(roles.string, &page_fn) != 0) {
+        cli_error("pool: the selection's primitive %s is not runnable here", roles.string);
+        return -1;
+    }
+    p->page_fn = page_fn.kind;
+    if (cli_buf_map(&p->buf, p->total, CLI_PAGE_4K, CLI_MAP_POPULATE, p->err,
+                    sizeof(p->err)) != 0) {
+        cli_error("pool: %s", p->err);
+        return -1;
     }
     /* Fresh memory: hugetlb 2 MiB pages where reserved, else THP. */
     struct cli_buf probe;
-    if (cli_buf_map(&probe, total, CLI_PAGE_2M, 0, err, sizeof(err)) == 0)
+    p->fresh_page = CLI_PAGE_2M;
+    if (cli_buf_map(&probe, p->total, CLI_PAGE_2M, 0, p->err, sizeof(p->err)) == 0)
         cli_buf_unmap(&probe);
     else
-        fresh_page = CLI_PAGE_THP;
-
-    double *v = calloc(runs, sizeof(double));
-    char **ptrs = calloc(n, sizeof(char *));
-    if (v == NULL || ptrs == NULL) {
+        p->fresh_page = CLI_PAGE_THP;
+    p->v = calloc(p->runs, sizeof(double));
+    p->ptrs = calloc(p->n, sizeof(char *));
+    if (p->v == NULL || p->ptrs == NULL) {
         cli_error("out of memory");
-        return CLI_EXIT_RUNTIME;
+        free(p->v);
+        free(p->ptrs);
+        cli_buf_unmap(&p->buf);
+        return -1;
     }
-    for (int m = 0; m < M_COUNT; m++) {
-        struct pc_pool *pool = NULL;
-        err[0] = '\0';
-        if (m >= M_POOL_ALLOC) {
-            struct pc_pool_opts o;
-            pc_pool_opts_init(&o);
-            o.capacity = total;
-            o.policy = m == M_POOL_ALLOC   ? PC_POOL_INIT_ON_ALLOC
-                       : m == M_POOL_FREE ? PC_POOL_INIT_ON_FREE
-                                          : PC_POOL_BACKGROUND; /* both bg rows */
-            pool = pc_pool_create(&o);
-            if (pool == NULL) {
-                snprintf(err, sizeof(err), "pc_pool_create: %s", strerror(errno));
-                continue;
-            }
-            for (size_t i = 0; i < n; i++)
-                ptrs[i] = pc_pool_alloc(pool, ALLOC);
-        }
-        cli_progress("pool: %s", method_name[m]);
-        int failed = 0;
-        for (unsigned long r = 0; r <= runs && !failed; r++) { /* round 0 untimed */
-            if (m == M_PAGE || m == M_BATCHED || m == M_BATCHED_COLD)
-                dirty(b.addr, total);
-            else if (pool != NULL)
-                for (size_t i = 0; i < n; i++)
-                    if (ptrs[i] != NULL)
-                        dirty(ptrs[i], ALLOC);
-            double s = round_s(m, n, b.addr, page_fn.kind, fresh_page, pool, ptrs, err,
-                               sizeof(err));
-            if (s < 0)
-                failed = 1;
-            else if (r > 0)
-                v[r - 1] = s;
-        }
-        if (pool != NULL) {
-            pc_pool_stats(pool, &ps[m]);
-            backing[m] = pc_backing_name(ps[m].backing);
-            pc_pool_destroy(pool);
-        }
-        if (failed) {
-            cli_progress("%s", "");
-            cli_error("pool: %s: %s", method_name[m], err);
-            continue;
-        }
-        cli_stats(v, runs, &st[m]);
-        ok[m] = 1;
-    }
-    cli_progress("%s", "");
-    cli_buf_unmap(&b);
-    free(v);
-    free(ptrs);
+    return 0;
+}
 
-    if (fmt == CLI_FMT_DEFAULT) {
-        printf("\n## %d. init_on_alloc: %zu zeroed 2 MiB allocations (%s) per round; "
-               "median ± %%stdev of %lu rounds\n", table_no, n,
-               cli_fmt_size(total, a, sizeof(a)), runs);
-        printf("%-20s %-14s %12s %10s %12s %12s\n", "method", "backing", "ms/round",
-               "GB/s", "vs page", "vs fresh");
-    }
+static void print_table(const struct pool_run *p, int table_no, const struct cli_stats *st,
+                        const int *ok, const char *const *backing)
+{
+    char a[32];
+    printf("\n## %d. init_on_alloc: %zu zeroed 2 MiB allocations (%s) per round; "
+           "median ± %%stdev of %lu rounds\n", table_no, p->n,
+           cli_fmt_size(p->total, a, sizeof(a)), p->runs);
+    printf("%-20s %-14s %12s %10s %12s %12s\n", "method", "backing", "ms/round", "GB/s",
+           "vs page", "vs fresh");
     for (int m = 0; m < M_COUNT; m++) {
         if (!ok[m])
             continue;
-        const char *bk = m == M_FRESH ? cli_page_name(fresh_page)
-                         : backing[m] ? backing[m]
-                                      : "4KB";
-        /* Records carry the time per round in ms, as measured. */
-        struct cli_stats ms = st[m];
-        ms.mean *= 1e3, ms.median *= 1e3, ms.min *= 1e3, ms.max *= 1e3, ms.p99 *= 1e3;
-        struct cli_record r = {"pool", method_name[m], bk, total, ALLOC, runs, 1, "ms",
-                               ms, NULL, NULL, NULL, NULL};
-        cli_records_add(rs, &r);
-        if (fmt != CLI_FMT_DEFAULT)
-            continue;
-        printf("%-20s %-14s %9.1f ±%3.0f%% %8.2f", method_name[m], bk, st[m].median * 1e3,
-               st[m].stdev_pct, (double)total / 1e9 / st[m].median);
+        printf("%-20s %-14s %9.1f ±%3.0f%% %8.2f", method_name[m], backing[m],
+               st[m].median * 1e3, st[m].stdev_pct, (double)p->total / 1e9 / st[m].median);
         if (ok[M_PAGE])
             printf(" %11.2fx", st[M_PAGE].median / st[m].median);
         else
@@ -207,156 +239,85 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
             printf(" %11.2fx", st[M_FRESH].median / st[m].median);
         printf("\n");
     }
-    return 0;
 }
 
-/* ---- clear and populate scaling ---- */
-
-int cli_parallel_bench(size_t size, unsigned long runs, enum cli_format fmt, int table_no,
-                       struct cli_records *rs)
+int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_no,
+                   struct cli_records *rs)
 {
-    char a[32], err[512];
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 1)
-        ncpu = 1;
-    if (ncpu > 64)
-        ncpu = 64;
-    double *v = calloc(runs, sizeof(double));
-    struct cli_stats clear_st[65], pop_st[65], kern_st;
-    if (v == NULL) {
-        cli_error("out of memory");
+    struct pool_run p = {.n = n, .total = n * ALLOC, .runs = runs};
+    struct cli_stats st[M_COUNT];
+    int ok[M_COUNT];
+    const char *backing[M_COUNT];
+    if (setup(&p) != 0)
         return CLI_EXIT_RUNTIME;
-    }
-    struct cli_buf b;
-    if (cli_buf_map(&b, size, CLI_PAGE_4K, CLI_MAP_POPULATE, err, sizeof(err)) != 0) {
-        cli_error("parallel: %s", err);
-        free(v);
-        return CLI_EXIT_RUNTIME;
-    }
-    for (long t = 1; t <= ncpu; t++) {
-        cli_progress("parallel: clear, %ld threads", t);
-        pc_clear_parallel(b.addr, size, (int)t); /* untimed: wakes the workers */
-        for (unsigned long r = 0; r < runs; r++) {
-            uint64_t t0 = cli_now_ns();
-            pc_clear_parallel(b.addr, size, (int)t);
-            v[r] = (double)size / (double)(cli_now_ns() - t0);
-        }
-        cli_stats(v, runs, &clear_st[t]);
-    }
-    cli_buf_unmap(&b);
-
-    /* Populate: fresh 4 KiB-page memory each run (munmap untimed). */
-    for (long t = 0; t <= ncpu; t++) {
-        cli_progress("parallel: populate, %ld threads", t);
-        for (unsigned long r = 0; r < runs; r++) {
-            uint64_t t0 = cli_now_ns();
-            int rc = cli_buf_map(&b, size, CLI_PAGE_4K, t == 0 ? CLI_MAP_POPULATE : 0, err,
-                                 sizeof(err));
-            if (rc == 0 && t > 0)
-                rc = pc_populate(b.addr, size, (int)t, 0);
-            uint64_t ns = cli_now_ns() - t0;
-            if (b.addr != NULL)
-                cli_buf_unmap(&b);
-            if (rc != 0) {
-                cli_progress("%s", "");
-                cli_error("parallel: populate: %s", rc == -ENOMEM ? err : strerror(-rc));
-                free(v);
-                return CLI_EXIT_RUNTIME;
-            }
-            v[r] = (double)size / (double)ns;
-        }
-        cli_stats(v, runs, t == 0 ? &kern_st : &pop_st[t]);
-    }
+    for (int m = 0; m < M_COUNT; m++)
+        ok[m] = measure(&p, m, &st[m], &backing[m]) == 0;
     cli_progress("%s", "");
-    free(v);
-
-    struct cli_record k = {"parallel", "MAP_POPULATE", "4KB", size, 0, runs, 1, "GB/s",
-                           kern_st, NULL, NULL, NULL, NULL};
-    cli_records_add(rs, &k);
-    for (long t = 1; t <= ncpu; t++) {
-        struct cli_record c = {"parallel", "pc_clear_parallel", "4KB", size, 0, runs,
-                               (unsigned long)t, "GB/s", clear_st[t], NULL, NULL, NULL, NULL};
-        struct cli_record p = {"parallel", "pc_populate", "4KB", size, 0, runs,
-                               (unsigned long)t, "GB/s", pop_st[t], NULL, NULL, NULL, NULL};
-        cli_records_add(rs, &c);
-        cli_records_add(rs, &p);
+    cli_buf_unmap(&p.buf);
+    free(p.v);
+    free(p.ptrs);
+    for (int m = 0; m < M_COUNT; m++) {
+        if (!ok[m])
+            continue;
+        /* Records carry the time per round in ms, as measured. */
+        struct cli_stats ms = st[m];
+        ms.mean *= 1e3, ms.median *= 1e3, ms.min *= 1e3, ms.max *= 1e3, ms.p99 *= 1e3;
+        struct cli_record r = {"pool", method_name[m], backing[m], p.total, ALLOC, runs, 1,
+                               "ms", ms, NULL, NULL, NULL, NULL};
+        cli_records_add(rs, &r);
     }
-    if (fmt != CLI_FMT_DEFAULT)
-        return 0;
-    printf("\n## %d. Clear and populate scaling over %s (4 KiB pages): GB/s, median ± "
-           "%%stdev of %lu runs\n%-8s %22s %22s\n", table_no,
-           cli_fmt_size(size, a, sizeof(a)), runs, "threads", "pc_clear_parallel",
-           "pc_populate");
-    printf("%-8s %22s %14.2f ±%3.0f%%  (mmap MAP_POPULATE, the kernel)\n", "kernel", "",
-           kern_st.median, kern_st.stdev_pct);
-    for (long t = 1; t <= ncpu; t++)
-        printf("%-8ld %8.2f ±%3.0f%% (%4.2fx) %8.2f ±%3.0f%% (%4.2fx)\n", t,
-               clear_st[t].median, clear_st[t].stdev_pct,
-               clear_st[t].median / clear_st[1].median, pop_st[t].median,
-               pop_st[t].stdev_pct, pop_st[t].median / kern_st.median);
+    if (fmt == CLI_FMT_DEFAULT)
+        print_table(&p, table_no, st, ok, backing);
     return 0;
 }
 
-/* ---- the two commands ---- */
-
-static int usage(const char *cmd)
+static int usage(void)
 {
-    if (strcmp(cmd, "pool") == 0)
-        fprintf(stderr, "usage: pageclear pool [-c COUNT] [-n RUNS] [--json|--csv]\n"
-                        "  -c, --count COUNT  2 MiB allocations per round (default: up to\n"
-                        "                     8192 = 16 GiB, scaled to a sixth of free memory)\n");
-    else
-        fprintf(stderr, "usage: pageclear parallel [-s SIZE] [-n RUNS] [--json|--csv]\n"
-                        "  -s, --size SIZE    bytes per clear / populate (default 1GB)\n");
-    fprintf(stderr, "  -n, --runs RUNS    timed rounds (default 5)\n");
+    fprintf(stderr, "usage: pageclear pool [-c COUNT] [-n RUNS] [--json|--csv]\n"
+                    "  -c, --count COUNT  2 MiB allocations per round (default: up to\n"
+                    "                     8192 = 16 GiB, scaled to a sixth of free memory)\n"
+                    "  -n, --runs RUNS    timed rounds (default 5)\n");
     return CLI_EXIT_USAGE;
 }
 
-int cli_pool_cmd(const char *cmd, int argc, char **argv)
+/* The published 8192 allocations (16 GiB) where they fit: the pool, the
+ * dirty buffer and fresh memory must all be live at once, with room to
+ * spare on a shared machine. */
+static unsigned long default_count(void)
 {
-    static const struct cli_opt spec[] = {
-        {'c', "--count"}, {'s', "--size"}, {'n', "--runs"}, {0, NULL}};
+    size_t avail = cli_mem_available();
+    unsigned long count = 8192;
+    while (count > 16 && avail && (size_t)count * ALLOC > avail / 6)
+        count /= 2;
+    return count;
+}
+
+int cli_pool(int argc, char **argv)
+{
+    /* -s is parallel's: named as such rather than as unknown. */
+    static const struct cli_opt spec[] = {{'c', "--count"}, {'n', "--runs"}, {'s', "--size"},
+                                          {0, NULL}};
     enum cli_format fmt = CLI_FMT_DEFAULT;
     unsigned long runs = 5, count = 0;
-    size_t size = (size_t)1 << 30;
-    int is_pool = strcmp(cmd, "pool") == 0;
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (cli_parse_format(argv[i], &fmt))
             continue;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(cmd), 0;
-        int key = cli_opt_value(spec, cmd, argc, argv, &i, &v);
-        if (key < 0 || (key == 'c' && !is_pool) || (key == 's' && is_pool)) {
-            if (key >= 0)
-                cli_error("%s: option '%s' is not for this command", cmd, argv[i - 1]);
-            return usage(cmd);
-        }
+            return usage(), 0;
+        const char *opt = argv[i];
+        int key = cli_opt_value(spec, "pool", argc, argv, &i, &v);
+        if (key == 's')
+            cli_error("pool: option '%s' is not for this command", opt);
+        if (key < 0 || key == 's')
+            return usage();
         if (key == 'n' && cli_uint("-n", v, 1, 1000, &runs) != 0)
             return CLI_EXIT_USAGE;
         if (key == 'c' && cli_uint("-c", v, 1, 1u << 20, &count) != 0)
             return CLI_EXIT_USAGE;
-        if (key == 's' && cli_size("-s", v, 1, &size) != 0)
-            return CLI_EXIT_USAGE;
     }
     static struct cli_records rs;
-    int rc;
-    if (!is_pool) {
-        rc = cli_parallel_bench(size, runs, fmt, 6, &rs);
-        if (rc == 0 && fmt != CLI_FMT_DEFAULT)
-            cli_records_print(stdout, fmt, &rs);
-        return rc;
-    }
-    if (count == 0) {
-        /* The published 8192 (16 GiB) where it fits: the pool, the dirty
-         * buffer and fresh memory must all be live at once, with room to
-         * spare on a shared machine. */
-        size_t avail = cli_mem_available();
-        count = 8192;
-        while (count > 16 && avail && (size_t)count * ALLOC > avail / 6)
-            count /= 2;
-    }
-    rc = cli_pool_bench(count, runs, fmt, 5, &rs);
+    int rc = cli_pool_bench(count ? count : default_count(), runs, fmt, 5, &rs);
     if (rc == 0 && fmt != CLI_FMT_DEFAULT)
         cli_records_print(stdout, fmt, &rs);
     return rc;

@@ -1,10 +1,12 @@
 /* stats.c - statistics over repeated runs, and the clock they use. */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "stats.h"
 
 static int cmp_double(const void *a, const void *b)
 {

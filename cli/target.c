@@ -11,12 +11,15 @@
  * evicts whatever the previous run left (streaming stores do not evict
  * lines they do not write, so rotation alone would not).
  */
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
+#include "pageclear.h"
 
-#define MIB ((size_t)1 << 20)
+#include "buffer.h"
+#include "target.h"
+#include "units.h"
 
 /* The rotation spans at least four LLCs: an extent then comes round again
  * only after four caches' worth of other extents were written, so even a

@@ -4,12 +4,22 @@
  * --json/--csv, and the profile file, written whole or not at all.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pageclear.h"
+
+#include "args.h"
+#include "decide.h"
+#include "output.h"
+#include "stats.h"
+#include "target.h"
+#include "tune_report.h"
 
 /* ---- reporting ------------------------------------------------------------ */
 
@@ -80,6 +90,20 @@ void cli_tune_report(FILE *f, struct cli_records *rs, enum cli_format fmt, unsig
                d->threshold == dflt ? "kept the built-in, which the runs cannot fault"
                                     : "took the one that loses least if the noise hid the "
                                       "truth");
+}
+
+void cli_tune_summary(FILE *f, const struct pc_tuning *t)
+{
+    fprintf(f, "\nchose");
+    for (int i = 0; i < PC_NTHRESHOLDS; i++) {
+        struct pc_threshold_info ti;
+        size_t v;
+        char s[32];
+        pc_threshold_info(i, &ti);
+        pc_tuning_get(t, i, &v);
+        fprintf(f, "%s %s = %s", i ? "," : "", ti.key, cli_thr_str(v, s, sizeof(s)));
+    }
+    fprintf(f, "\n");
 }
 
 /* ---- the profile ------------------------------------------------------------ */
@@ -156,3 +180,25 @@ int cli_write_file(const char *path, const char *text)
     return 0;
 }
 
+int cli_tune_write(const char *dest, const struct pc_tuning *t, int quick, unsigned long runs,
+                   double secs)
+{
+    char comment[1024], text[8192];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    snprintf(comment, sizeof(comment),
+             "made by 'pageclear tune%s' on %04d-%02d-%02d, %lu runs, %.0f s\n"
+             "thresholds measured in the cache states each contract serves; see pageclear(1)",
+             quick ? " --quick" : "", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, runs, secs);
+    int len = pc_profile_format(t, comment, text, sizeof(text));
+    if (len < 0 || (size_t)len >= sizeof(text)) {
+        cli_error("tune: cannot format the profile (%d)", len);
+        return -1;
+    }
+    if (strcmp(dest, "-") != 0)
+        return cli_write_file(dest, text);
+    fputs(text, stdout);
+    fflush(stdout);
+    return 0;
+}

@@ -55,6 +55,8 @@ expect 2 "unknown option" --frobnicate
 expect 2 "not a whole number" pool -c 0
 expect 2 "not for this command" pool -s 1G
 expect 2 "not for this command" parallel -c 4
+expect 2 "option '--size=1G' is not for this command" pool --size=1G
+expect 2 "option '--count=4' is not for this command" parallel --count=4
 expect 2 "at least 1 byte" parallel -s 0
 expect 1 "does not fit" parallel -s 1TB -n 1
 expect 1 "does not fit" pool -c 1000000 -n 1

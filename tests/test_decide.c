@@ -4,12 +4,12 @@
  * everywhere, states that disagree, the candidate floor, states not
  * weighed, and a crossover lost in the noise.
  */
-#include "../cli/cli.h"
+#include "../cli/decide.h"
+#include "../cli/target.h"
+#include "../cli/units.h"
 #include "harness.h"
 
-#define MIB ((size_t)1 << 20)
-
-static const size_t sizes[] = {256 << 10, 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB};
+static const size_t sizes[] = {256 * KIB, 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB};
 #define N (sizeof(sizes) / sizeof(sizes[0]))
 
 /* a and b as functions of the size index, in one state, spread sd. */

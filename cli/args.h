@@ -1,0 +1,35 @@
+/*
+ * args.h - argument helpers and error messages (args.c), and the exit
+ * statuses every subcommand returns.
+ */
+#ifndef PAGECLEAR_CLI_ARGS_H
+#define PAGECLEAR_CLI_ARGS_H
+
+#include <stddef.h>
+
+/* Exit statuses: 2 for usage errors, 1 for run-time failures. */
+#define CLI_EXIT_USAGE 2
+#define CLI_EXIT_RUNTIME 1
+
+/* Print "pageclear: <msg>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parse a size of at least min bytes for option opt; on failure print why
+ * and return -1. */
+int cli_size(const char *opt, const char *s, size_t min, size_t *out);
+/* Parse a positive integer in [min, max]; on failure print why, return -1. */
+int cli_uint(const char *opt, const char *s, unsigned long min,
+             unsigned long max, unsigned long *out);
+/* Options that take a value: -k VALUE, --long VALUE or --long=VALUE. */
+struct cli_opt {
+    char key;
+    const char *long_name;
+};
+/* Match argv[*i] against spec (ended by {0, NULL}). On a match, set *val,
+ * step *i past the value and return the key; -1 after a message for an
+ * unknown option or a missing value. cmd names the command in messages. */
+int cli_opt_value(const struct cli_opt *spec, const char *cmd, int argc,
+                  char **argv, int *i, const char **val);
+/* "4KiB", "2MiB", "1.5GiB": binary units, exactly named. */
+const char *cli_fmt_size(size_t v, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * commands.h - the subcommands: what main.c's table holds for each, and
+ * their entry points.
+ */
+#ifndef PAGECLEAR_CLI_COMMANDS_H
+#define PAGECLEAR_CLI_COMMANDS_H
+
+#define CLI_MAX_ALIASES 2
+
+/* One subcommand. */
+struct cli_command {
+    const char *name;
+    const char *operands; /* after the name in the usage, or NULL */
+    int is_default;       /* runs when no command is given (or only options) */
+    const char *help;     /* the usage's line: each '\n' continues on a line
+                             of its own; NULL: not listed */
+    const char *options;  /* the main options, after help in parentheses;
+                             NULL: none shown ('<command> --help' has all) */
+    int (*run)(int argc, char **argv); /* the arguments after the name */
+    const char *aliases[CLI_MAX_ALIASES]; /* other names it answers to */
+};
+
+/* The command line as main() got it (tune re-runs itself with it). */
+extern char **cli_argv;
+
+/* The entry points, one file each (bench.c, mem.c, ...). */
+int cli_bench(int argc, char **argv);
+int cli_mem(int argc, char **argv);
+int cli_mmap(int argc, char **argv);
+int cli_pool(int argc, char **argv);
+int cli_parallel(int argc, char **argv);
+int cli_check(int argc, char **argv);
+int cli_tune(int argc, char **argv);
+int cli_info(int argc, char **argv);
+int cli_list(int argc, char **argv);
+
+#endif

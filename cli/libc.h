@@ -1,0 +1,14 @@
+/* libc.h - what the C library's memset is (libc.c). */
+#ifndef PAGECLEAR_CLI_LIBC_H
+#define PAGECLEAR_CLI_LIBC_H
+
+#include <stddef.h>
+
+/* The C library's version ("glibc 2.36", or what is known). */
+const char *cli_libc_version(void);
+/* glibc's memset-related tunables as the running dynamic loader reports
+ * them (ld.so --list-tunables), one "name: value ..." line each, into
+ * buf; returns the number of lines, 0 if they cannot be had. */
+size_t cli_libc_tunables(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * mmap.h - the kernel's fault path timed (mmap.c): `pageclear mmap` and
+ * the default suite's fault table.
+ */
+#ifndef PAGECLEAR_CLI_MMAP_H
+#define PAGECLEAR_CLI_MMAP_H
+
+#include <stddef.h>
+
+#include "buffer.h"
+#include "stats.h"
+
+/* Time `loops` rounds of mapping size bytes and writing a byte per page;
+ * *st gets GB/s per round. 0, or -errno with the reason in err. */
+int cli_fault_measure(size_t size, enum cli_page page, int populate,
+                      unsigned long loops, unsigned long threads,
+                      unsigned long seed, int noreserve, struct cli_stats *st,
+                      char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * target.h - what the timed calls clear, in one of three cache states
+ * (target.c says what each means).
+ */
+#ifndef PAGECLEAR_CLI_TARGET_H
+#define PAGECLEAR_CLI_TARGET_H
+
+#include <stddef.h>
+
+#include "buffer.h"
+
+enum cli_cache { CLI_CACHE_WARM, CLI_CACHE_COLD, CLI_CACHE_USE };
+#define CLI_NCACHE 3
+int cli_parse_cache(const char *s, enum cli_cache *out); /* -1 if invalid */
+const char *cli_cache_name(enum cli_cache c);           /* "warm", ... */
+const char *cli_cache_what(enum cli_cache c);           /* one line */
+/* What each call stores: zeros (the clears), perf's memset byte (the loop
+ * index), or a fixed byte 0..255 (memset -v). */
+#define CLI_FILL_NONE (-1)
+#define CLI_FILL_LOOP (-2)
+/* What the timed calls clear: extents of size bytes, the same one (warm)
+ * or the next one of a rotation over region bytes (cold, use). */
+struct cli_target {
+    char *base;
+    size_t region, size, next;
+    enum cli_cache cache;
+    int fill;             /* CLI_FILL_* or a byte */
+    struct cli_buf buf;   /* the region, when cli_target_map mapped it */
+    struct cli_buf evict; /* read before each cold run to empty the cache */
+};
+/* Bytes a cold rotation for size-byte extents spans: four LLCs, at least
+ * 256 MiB, a whole number of extents; size itself when larger. */
+size_t cli_cold_span(size_t size);
+/* Map and populate a target (CLI_MAP_POPULATE, page size page); 0 or
+ * -errno with the reason in err. */
+int cli_target_map(struct cli_target *t, size_t size, enum cli_cache c,
+                   enum cli_page page, int fill, char *err, size_t errlen);
+/* A warm target over a buffer the caller owns (zeros stored). */
+void cli_target_warm(struct cli_target *t, char *buf, size_t size);
+void cli_target_unmap(struct cli_target *t);
+/* The extent the next call clears. */
+char *cli_target_next(struct cli_target *t);
+/* The caller's use of a cleared extent: read and write every line. */
+void cli_target_use(char *p, size_t size);
+/* Empty the cache of what the last run left (cold and use; no-op warm). */
+void cli_target_evict(struct cli_target *t);
+
+#endif
