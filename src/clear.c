@@ -4,7 +4,13 @@
  */
 #include <errno.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "batch.h"
+#include "cpu.h"
+#include "options.h"
+#include "plan.h"
+#include "primitive.h"
+#include "range.h"
 
 /* 32 MiB per unit where an architecture primitive exists (see
  * pc_default_unit in pageclear.h for the reasoning: CPU optimisation

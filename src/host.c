@@ -7,7 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "cpu.h"
+#include "impl.h"
+#include "numa.h"
+#include "options.h"
+#include "profile.h"
+#include "tuning.h"
 
 static struct pci_cpu cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;

@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "cpu.h"
+#include "impl.h"
+#include "options.h"
 
 static struct pci_options opts = {
     .forced = -1,

@@ -24,7 +24,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "plan.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pageclear.h"
+#include "cpu.h"
 #include "profile.h"
 
 const char *const pci_profile_keys[PCI_NKEYS] = {

@@ -1,12 +1,16 @@
 /*
  * profile.h - what the profile files share (profile.c parses, profile_format.c
  * writes, profile_load.c finds and reads): the format's limits, its keys and
- * this host's identity. The format itself is described in profile.c.
+ * this host's identity, and the profile read at start. The format itself is
+ * described in profile.c.
  */
 #ifndef PCI_PROFILE_H
 #define PCI_PROFILE_H
 
-#include "pci.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pageclear.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -60,6 +64,19 @@ static inline int pci_profile_in_range(size_t v, int nt)
         return v <= PCI_PROFILE_VECTOR_MAX_LIMIT;
     return v == SIZE_MAX || (v >= PCI_PROFILE_NT_MIN && v <= PCI_PROFILE_NT_LIMIT);
 }
+
+/* The profile read once at start (profile_load.c): applied says whether
+ * its thresholds are in force; path names it ("" if none was found or it
+ * was refused); status is pc_host.profile_status. */
+struct pci_profile {
+    int applied;
+    struct pc_tuning t;
+    char path[256];
+    char status[256];
+};
+/* Find, read and check the profile once (called while the plans are
+ * built); warns once on stderr if one is refused. */
+const struct pci_profile *pci_profile(void);
 
 #pragma GCC visibility pop
 

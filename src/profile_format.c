@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pageclear.h"
 #include "profile.h"
 
 /* Output as snprintf does it: len counts everything, buf gets what fits,

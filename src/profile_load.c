@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pageclear.h"
+#include "options.h"
 #include "profile.h"
 
 static struct pci_profile profile;

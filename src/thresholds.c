@@ -6,7 +6,10 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "pageclear.h"
+#include "cpu.h"
 #include "profile.h"
+#include "tuning.h"
 
 #define PCI_NEVER_OK 1
 #define PCI_NO_NEVER 0

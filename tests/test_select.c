@@ -2,10 +2,13 @@
  * test_select.c - the selector as a pure function: fed synthetic CPUs, it
  * never picks a primitive that CPU cannot run, honours the thresholds and
  * the temporal restriction, and the precomputed plan agrees with it at
- * every boundary. Uses the library's internal header.
+ * every boundary. Uses the library's internal headers.
  */
 #include "harness.h"
-#include "pci.h"
+#include "cpu.h"
+#include "impl.h"
+#include "plan.h"
+#include "tuning.h"
 
 static void check_plan_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
                             enum pci_plan_kind kind)

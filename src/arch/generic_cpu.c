@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "pci.h"
+#include "cpu.h"
 
 void pci_cpu_detect(struct pci_cpu *cpu)
 {

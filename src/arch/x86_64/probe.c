@@ -14,7 +14,8 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "pci.h"
+#include "cpu.h"
+#include "primitive.h"
 
 #define PROBE_LINES 8
 /* Below this an extent is cleared without probing: eight loads that miss
@@ -91,5 +92,5 @@ static inline __attribute__((always_inline)) void probe_body(void *dst, size_t l
     }
 }
 
-PCI_ZERO_AND_FILL(x86_probe, probe_body, )
+PCI_ZERO_AND_FILL(x86_probe, probe_body)
 #endif

@@ -5,7 +5,7 @@
  * selector (dispatch.c), not a feature check, decides when to use them.
  */
 #if defined(__x86_64__)
-#include "pci.h"
+#include "primitive.h"
 
 /* The bodies below store a pattern (pci_pattern); PCI_ZERO_AND_FILL makes
  * the clear (pattern 0) and the fill twin of each. */
@@ -73,9 +73,9 @@ PCI_STRING_BODY stosb_body(void *dst, size_t len, uint64_t pattern)
                      : "memory");
 }
 
-PCI_ZERO_AND_FILL(x86_unrolled, unrolled_body, )
-PCI_ZERO_AND_FILL(x86_stosq, stosq_body, )
-PCI_ZERO_AND_FILL(x86_stosb, stosb_body, )
+PCI_ZERO_AND_FILL(x86_unrolled, unrolled_body)
+PCI_ZERO_AND_FILL(x86_stosq, stosq_body)
+PCI_ZERO_AND_FILL(x86_stosb, stosb_body)
 
 /* clzero zeroes the whole 64-byte line holding the address in rax. It is
  * weakly ordered like non-temporal stores (AMD APM vol. 3), hence the
