@@ -40,7 +40,7 @@ int pc_clear_pages(void *addr, size_t npages)
 size_t pc_default_unit(void)
 {
     size_t forced = pci_options()->unit;
-    if (forced != PCI_UNSET)
+    if (forced != 0)
         return forced;
     /* Only the portable C fallback lacks a fast multi-page primitive; the
      * kernel likewise batches one page at a time without clear_pages. */

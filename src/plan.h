@@ -16,7 +16,7 @@
 
 /* The selector: a pure function from CPU, thresholds and length to a
  * primitive index. temporal != 0 restricts it to cache-allocating ones. */
-int pci_select(const struct pci_cpu *c, const struct pci_thresholds *t,
+int pci_select(const struct pci_cpu *c, const struct pci_tuning *t,
                size_t len, int temporal);
 
 /* The four plans: what pc_clear, the hint neighbourhood (cache-allocating
@@ -34,7 +34,7 @@ enum pci_plan_kind {
  * their own streaming threshold (pc_clear's nt_threshold does not reach
  * them) and, from it, the selector with non-temporal stores from that
  * threshold (vector stores only below it). */
-int pci_select_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
+int pci_select_kind(const struct pci_cpu *c, const struct pci_tuning *t,
                     enum pci_plan_kind kind, size_t len);
 
 /* The selection resolved for every length: range i covers lengths from
@@ -52,11 +52,11 @@ struct pci_plan {
 };
 /* Build the plan from the pure selector; forced >= 0 overrides it (for
  * temporal plans, only if the forced primitive allocates in cache). */
-void pci_plan_build(const struct pci_cpu *c, const struct pci_thresholds *t,
+void pci_plan_build(const struct pci_cpu *c, const struct pci_tuning *t,
                     int forced, int temporal, struct pci_plan *p);
 /* The same for any kind; forced overrides every kind but TEMPORAL's
  * restriction to cache-allocating primitives. */
-void pci_plan_build_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
+void pci_plan_build_kind(const struct pci_cpu *c, const struct pci_tuning *t,
                          int forced, enum pci_plan_kind kind, struct pci_plan *p);
 /* The plans in force, indexed by enum pci_plan_kind ([0] pc_clear, [1]
  * cache-allocating, for the hint neighbourhood, [2] pc_clear_cold, [3]

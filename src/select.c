@@ -12,19 +12,19 @@
 
 /* The primitive for len: a pure function, so it can be tested by feeding
  * it any CPU. temporal restricts it to cache-allocating stores. */
-int pci_select(const struct pci_cpu *c, const struct pci_thresholds *t,
+int pci_select(const struct pci_cpu *c, const struct pci_tuning *t,
                size_t len, int temporal)
 {
     unsigned f = c->features;
 
     if (f & PCI_F_X86_64) {
-        if (len < t->vector_max) {
+        if (len < t->v[PC_THRESHOLD_VECTOR_MAX]) {
             if (f & PCI_F_AVX512)
                 return PCI_ID_x86_avx512;
             if (f & PCI_F_AVX2)
                 return PCI_ID_x86_avx2;
         }
-        if (!temporal && len >= t->nt_threshold) {
+        if (!temporal && len >= t->v[PC_THRESHOLD_NT]) {
             /* AMD's clzero writes a whole line without reading it, like
              * streaming stores, and measured better than them on the Zen 4
              * guest: `pageclear check`, paired ratios of 7 interleaved
@@ -53,16 +53,16 @@ int pci_select(const struct pci_cpu *c, const struct pci_thresholds *t,
 
 /* The streaming threshold of a kind, or PC_NEVER for the kinds that
  * have none of their own. */
-static size_t kind_threshold(const struct pci_thresholds *t, enum pci_plan_kind kind)
+static size_t kind_threshold(const struct pci_tuning *t, enum pci_plan_kind kind)
 {
     if (kind == PCI_PLAN_COLD)
-        return t->cold_nt_threshold;
+        return t->v[PC_THRESHOLD_COLD_NT];
     if (kind == PCI_PLAN_PARALLEL)
-        return t->parallel_nt_threshold;
+        return t->v[PC_THRESHOLD_PARALLEL_NT];
     return PC_NEVER;
 }
 
-int pci_select_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
+int pci_select_kind(const struct pci_cpu *c, const struct pci_tuning *t,
                     enum pci_plan_kind kind, size_t len)
 {
     size_t from = kind_threshold(t, kind);
@@ -75,20 +75,20 @@ int pci_select_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
         return pci_select(c, t, len, 1);
     /* From the kind's threshold: non-temporal stores, even inside the
      * vector range if the threshold lies there. */
-    struct pci_thresholds s = *t;
-    s.nt_threshold = from;
-    if (s.vector_max > from)
-        s.vector_max = from;
+    struct pci_tuning s = *t;
+    s.v[PC_THRESHOLD_NT] = from;
+    if (s.v[PC_THRESHOLD_VECTOR_MAX] > from)
+        s.v[PC_THRESHOLD_VECTOR_MAX] = from;
     return pci_select(c, &s, len, 0);
 }
 
 /* The selector's boundaries for a kind: lengths where its answer may
  * change, sorted, without duplicates; at most PCI_PLAN_MAX - 1. */
-static size_t select_bounds(const struct pci_cpu *c, const struct pci_thresholds *t,
+static size_t select_bounds(const struct pci_cpu *c, const struct pci_tuning *t,
                             enum pci_plan_kind kind, size_t out[PCI_PLAN_MAX - 1])
 {
-    size_t cand[] = {t->vector_max, t->nt_threshold, kind_threshold(t, kind),
-                     4 * c->zva_block};
+    size_t cand[] = {t->v[PC_THRESHOLD_VECTOR_MAX], t->v[PC_THRESHOLD_NT],
+                     kind_threshold(t, kind), 4 * c->zva_block};
     _Static_assert(sizeof(cand) / sizeof(cand[0]) <= PCI_PLAN_MAX - 1,
                    "a plan holds one range more than its boundaries");
     size_t n = 0;
@@ -109,7 +109,7 @@ static size_t select_bounds(const struct pci_cpu *c, const struct pci_thresholds
     return n;
 }
 
-void pci_plan_build_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
+void pci_plan_build_kind(const struct pci_cpu *c, const struct pci_tuning *t,
                          int forced, enum pci_plan_kind kind, struct pci_plan *p)
 {
     size_t bounds[PCI_PLAN_MAX - 1];
@@ -134,7 +134,7 @@ void pci_plan_build_kind(const struct pci_cpu *c, const struct pci_thresholds *t
     }
 }
 
-void pci_plan_build(const struct pci_cpu *c, const struct pci_thresholds *t,
+void pci_plan_build(const struct pci_cpu *c, const struct pci_tuning *t,
                     int forced, int temporal, struct pci_plan *p)
 {
     pci_plan_build_kind(c, t, forced, temporal ? PCI_PLAN_TEMPORAL : PCI_PLAN_CLEAR, p);
