@@ -2,7 +2,7 @@
  * generic.c - the portable primitive: the fallback on every architecture
  * without one of its own, and the reference the tests compare others to.
  *
- * The library is built with -fno-builtin (and gcc's
+ * The primitives are built with -fno-builtin (and gcc's
  * -fno-tree-loop-distribute-patterns) so that these loops stay loops and are
  * never turned back into a call to memset.
  */
