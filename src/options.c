@@ -6,7 +6,7 @@
  *   PAGECLEAR_QUIET         set to 1 to silence these warnings
  * and one variable per threshold, named with its smallest value and
  * whether it takes "never" in thresholds.def. Each threshold set here
- * overrides the same key of the profile (profile.c), which overrides the
+ * overrides the same key of the profile (profile_load.c), which overrides the
  * built-in default (defaults.c).
  */
 #include <ctype.h>

@@ -64,10 +64,6 @@ enum pci_impl_id {
 /* Small-length helper the primitives share for their head and tail:
  * store pattern (see pci_pattern) over [dst, dst + len). */
 void pci_set_bytes(void *dst, size_t len, uint64_t pattern);
-static inline void pci_clear_bytes(void *dst, size_t len)
-{
-    pci_set_bytes(dst, len, 0);
-}
 
 /* Store pattern from p up to the next multiple of align (a power of two),
  * or over all len bytes if fewer; return the aligned pointer and take what
@@ -80,11 +76,6 @@ static inline char *pci_set_head(char *p, size_t *len, size_t align, uint64_t pa
     pci_set_bytes(p, head, pattern);
     *len -= head;
     return p + head;
-}
-
-static inline char *pci_clear_head(char *p, size_t *len, size_t align)
-{
-    return pci_set_head(p, len, align, 0);
 }
 
 /* Each primitive that can store any byte is one always_inline body taking

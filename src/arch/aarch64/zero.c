@@ -2,7 +2,7 @@
  * zero.c - arm64 primitives: dc zva per block and stp pairs.
  * dc zva zeroes one naturally aligned block of the size cpu.c read from
  * DCZID_EL0; it is called only when DZP is clear. The unaligned head and
- * tail use stp/str stores through pci_clear_bytes.
+ * tail go to the stp primitive.
  */
 #if defined(__aarch64__)
 #include "cpu.h"

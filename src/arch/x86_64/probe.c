@@ -5,7 +5,8 @@
  * come back at cache latency the extent is warm and rep stosb keeps it in
  * cache, else it is cold and streaming stores skip the reads for
  * ownership. Measured against the tuned thresholds with `pageclear check`
- * and `pageclear mem --cache`; README says what it showed.
+ * and `pageclear mem --cache`; docs/measurements.md, section 13, says what
+ * it showed.
  *
  * The loads only read inside [dst, dst + len) before it is cleared; they
  * bring at most eight lines into cache.
