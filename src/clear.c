@@ -4,7 +4,13 @@
  */
 #include <errno.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "batch.h"
+#include "cpu.h"
+#include "options.h"
+#include "plan.h"
+#include "primitive.h"
+#include "range.h"
 
 /* 32 MiB per unit where an architecture primitive exists (see
  * pc_default_unit in pageclear.h for the reasoning: CPU optimisation
@@ -34,7 +40,7 @@ int pc_clear_pages(void *addr, size_t npages)
 size_t pc_default_unit(void)
 {
     size_t forced = pci_options()->unit;
-    if (forced != PCI_UNSET)
+    if (forced != 0)
         return forced;
     /* Only the portable C fallback lacks a fast multi-page primitive; the
      * kernel likewise batches one page at a time without clear_pages. */

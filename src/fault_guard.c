@@ -11,7 +11,8 @@
 #include <signal.h>
 #include <string.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "fault_guard.h"
 
 static struct sigaction old_bus, old_segv;
 static pthread_once_t install_once = PTHREAD_ONCE_INIT;

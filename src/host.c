@@ -7,7 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "cpu.h"
+#include "impl.h"
+#include "numa.h"
+#include "options.h"
+#include "profile.h"
+#include "tuning.h"
 
 static struct pci_cpu cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
@@ -59,7 +65,7 @@ int pc_host_get(struct pc_host *h)
     if (h == NULL)
         return -EINVAL;
     const struct pci_cpu *c = pci_cpu();
-    const struct pci_thresholds *t = pci_thresholds();
+    const struct pci_tuning *t = pci_tuning();
     const struct pci_options *o = pci_options();
     const struct pci_profile *pr = pci_profile();
 
@@ -69,10 +75,14 @@ int pc_host_get(struct pc_host *h)
     h->hypervisor = c->hypervisor;
     h->llc_size = c->llc_size;
     h->zva_block = c->zva_block;
-    h->vector_max = t->vector_max;
-    h->nt_threshold = t->nt_threshold;
-    h->cold_nt_threshold = t->cold_nt_threshold;
-    h->parallel_nt_threshold = t->parallel_nt_threshold;
+    /* The thresholds pc_host has a field for; the others are read through
+     * pc_threshold_info. */
+#define PCI_HOST_IN_HOST(field, value) h->field = (value);
+#define PCI_HOST_NOT_IN_HOST(field, value)
+#define PCI_THRESHOLD(id, index, env, env_min, min, max, never, host, rule, desc) \
+    PCI_HOST_##host(id, t->v[index])
+#include "thresholds.def"
+#undef PCI_THRESHOLD
     h->unit = pc_default_unit();
     h->forced = o->forced >= 0 ? pci_impls[o->forced].name : NULL;
     h->numa_nodes = pci_numa()->nodes;

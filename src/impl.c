@@ -5,7 +5,24 @@
 #include <errno.h>
 #include <string.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "cpu.h"
+#include "impl.h"
+#include "primitive.h"
+#include "range.h"
+
+/* A primitive's function where its architecture is compiled, else NULL. */
+#define PCI_ARCH_ANY(fn) fn
+#if defined(PCI_HAVE_X86_64)
+#define PCI_ARCH_X86_64(fn) fn
+#else
+#define PCI_ARCH_X86_64(fn) NULL
+#endif
+#if defined(PCI_HAVE_AARCH64)
+#define PCI_ARCH_AARCH64(fn) fn
+#else
+#define PCI_ARCH_AARCH64(fn) NULL
+#endif
 
 const struct pci_impl pci_impls[PCI_NIMPL] = {
 #define PCI_ARCHNAME_ANY "any"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pci.h"
+#include "numa.h"
 
 /* Parse a cpulist such as "0-3,8,10-11" into *set. Returns CPUs found. */
 int pci_parse_cpulist(const char *s, cpu_set_t *set)

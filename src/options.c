@@ -3,15 +3,11 @@
  * A bad value prints one line on stderr and keeps the default.
  *   PAGECLEAR_IMPL          force a primitive by name (see impl.def)
  *   PAGECLEAR_UNIT          batching unit, e.g. 32M
- *   PAGECLEAR_VECTOR_MAX    selection: below this length, vector stores
- *   PAGECLEAR_NT_THRESHOLD  selection: from this length, non-temporal
- *   PAGECLEAR_COLD_NT_THRESHOLD      pc_clear_cold: from here, non-temporal
- *   PAGECLEAR_PARALLEL_NT_THRESHOLD  pc_clear_parallel on more than one
- *                           thread: from here, non-temporal
  *   PAGECLEAR_QUIET         set to 1 to silence these warnings
- * The three non-temporal thresholds also take "never". Each threshold set
- * here overrides the same key of the profile (profile.c), which overrides
- * the built-in default (dispatch.c).
+ * and one variable per threshold, named with its smallest value and
+ * whether it takes "never" in thresholds.def. Each threshold set here
+ * overrides the same key of the profile (profile_load.c), which overrides the
+ * built-in default (defaults.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -20,16 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "cpu.h"
+#include "impl.h"
+#include "options.h"
+#include "tuning.h"
 
-static struct pci_options opts = {
-    .forced = -1,
-    .unit = PCI_UNSET,
-    .vector_max = PCI_UNSET,
-    .nt_threshold = PCI_UNSET,
-    .cold_nt_threshold = PCI_UNSET,
-    .parallel_nt_threshold = PCI_UNSET,
-};
+static struct pci_options opts = {.forced = -1};
 static pthread_once_t opts_once = PTHREAD_ONCE_INIT;
 
 int pc_parse_size(const char *s, size_t *out)
@@ -57,7 +50,7 @@ int pc_parse_size(const char *s, size_t *out)
         unsigned shift = units[i].shift;
         if (shift && v > (unsigned long long)(SIZE_MAX >> shift))
             return -ERANGE;
-        if (v >= SIZE_MAX) /* SIZE_MAX is kept as "not set" */
+        if (v >= SIZE_MAX) /* SIZE_MAX is PC_NEVER, which no size spells */
             return -ERANGE;
         *out = (size_t)v << shift;
         return 0;
@@ -71,27 +64,27 @@ int pci_quiet(void)
     return q != NULL && strcmp(q, "1") == 0;
 }
 
-/* Read a size into *dst and set bit in opts.given. never_ok: the variable
- * is a non-temporal threshold, which also takes "never" (SIZE_MAX). */
-static void read_size(const char *var, size_t *dst, size_t min, unsigned bit,
-                      int never_ok)
+/* Read var, a size of at least min (or "never", PC_NEVER, if never_ok),
+ * into *dst. Returns 1 if it is set and valid; a bad value is reported and
+ * ignored. */
+static int read_size(const char *var, size_t min, int never_ok, size_t *dst)
 {
     const char *s = getenv(var);
     size_t v;
     if (s == NULL)
-        return;
+        return 0;
     if (never_ok && strcasecmp(s, "never") == 0) {
-        v = SIZE_MAX;
+        v = PC_NEVER;
     } else if (pc_parse_size(s, &v) != 0 || v < min) {
         if (!pci_quiet())
             fprintf(stderr,
                     "pageclear: ignoring %s=\"%s\": want a size >= %zu "
                     "(suffix K, M, G or T)%s; keeping the default\n",
                     var, s, min, never_ok ? " or never" : "");
-        return;
+        return 0;
     }
     *dst = v;
-    opts.given |= bit;
+    return 1;
 }
 
 static void read_impl(void)
@@ -126,13 +119,12 @@ static void read_impl(void)
 static void parse(void)
 {
     read_impl();
-    read_size("PAGECLEAR_UNIT", &opts.unit, 1, 0, 0);
-    read_size("PAGECLEAR_VECTOR_MAX", &opts.vector_max, 0, PCI_OPT_VECTOR_MAX, 0);
-    read_size("PAGECLEAR_NT_THRESHOLD", &opts.nt_threshold, 1, PCI_OPT_NT, 1);
-    read_size("PAGECLEAR_COLD_NT_THRESHOLD", &opts.cold_nt_threshold, 1,
-              PCI_OPT_COLD_NT, 1);
-    read_size("PAGECLEAR_PARALLEL_NT_THRESHOLD", &opts.parallel_nt_threshold, 1,
-              PCI_OPT_PARALLEL_NT, 1);
+    read_size("PAGECLEAR_UNIT", 1, 0, &opts.unit);
+    for (int i = 0; i < PC_NTHRESHOLDS; i++) {
+        const struct pci_threshold *r = &pci_thresholds[i];
+        if (read_size(r->env, r->env_min, r->never, &opts.t.v[i]))
+            opts.t.set |= 1u << i;
+    }
 }
 
 const struct pci_options *pci_options(void)

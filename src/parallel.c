@@ -10,7 +10,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "fault_guard.h"
+#include "numa.h"
+#include "plan.h"
+#include "primitive.h"
+#include "range.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -207,8 +212,7 @@ int pc_clear_parallel(void *addr, size_t len, int nthreads)
     /* Several threads share the memory bandwidth and each other's caches:
      * from parallel_nt_threshold the shares stream (the parallel plan);
      * below it, cache-allocating stores chosen for the whole extent. */
-    const struct pci_plan *p = pci_plan_of(PCI_PLAN_PARALLEL);
-    return run_split(addr, len, n, 0, 0, p->fn[pci_plan_slot(p, len)]);
+    return run_split(addr, len, n, 0, 0, pci_plan_fn(PCI_PLAN_PARALLEL, len));
 }
 
 int pc_populate(void *addr, size_t len, int nthreads, int flags)

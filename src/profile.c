@@ -14,10 +14,11 @@
  *               (compared as a set; "none" for none)      (required)
  *   llc         last-level cache size, as pc_host.llc_size (required)
  *   hypervisor  0 or 1                                    (required)
- *   vector_max, nt_threshold, cold_nt_threshold, parallel_nt_threshold
- *               sizes (K/M/G/T suffixes, powers of 1024); the last three
- *               also take `never`. Optional: a missing one keeps the
- *               built-in default.
+ *   then one key per threshold (thresholds.def: vector_max, nt_threshold,
+ *               cold_nt_threshold, parallel_nt_threshold, ...): sizes (K/M/G/T
+ *               suffixes, powers of 1024) in the threshold's range, or
+ *               `never` where it takes that. Optional: a missing one keeps
+ *               the built-in default.
  * The parser reads only text[0, len), copies each line into a bounded
  * buffer first and answers every input with 0 or one documented errno.
  */
@@ -27,12 +28,19 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pageclear.h"
+#include "cpu.h"
 #include "profile.h"
+#include "tuning.h"
 
-const char *const pci_profile_keys[PCI_NKEYS] = {
+static const char *const identity_keys[PCI_NIDENTITY] = {
     "format", "library", "vendor", "cpu", "features", "llc", "hypervisor",
-    "vector_max", "nt_threshold", "cold_nt_threshold", "parallel_nt_threshold",
 };
+
+const char *pci_profile_key(int k)
+{
+    return k < PCI_NIDENTITY ? identity_keys[k] : pci_thresholds[k - PCI_NIDENTITY].key;
+}
 
 /* The vendor as a profile value: printable ASCII other than '#', the rest
  * '_', surrounding spaces dropped (the parser ignores them), so that what
@@ -61,9 +69,15 @@ void pci_profile_ident(struct pci_ident *id)
     id->hypervisor = c->hypervisor != 0;
 }
 
-static const char *range_words(int nt)
+/* What threshold i accepts, as messages say it, e.g. "a size from 4K to
+ * 1T, or never". */
+static const char *range_words(int i, char *out, size_t size)
 {
-    return nt ? "a size from 4K to 1T, or never" : "a size from 0 to 64M";
+    const struct pci_threshold *r = &pci_thresholds[i];
+    char lo[32], hi[32];
+    snprintf(out, size, "a size from %s to %s%s", pci_size_text(r->min, lo, sizeof(lo)),
+             pci_size_text(r->max, hi, sizeof(hi)), r->never ? ", or never" : "");
+    return out;
 }
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -75,7 +89,8 @@ struct parse {
     size_t line_of[PCI_NKEYS]; /* 0: not given */
     unsigned format, lib[3], cpu[3];
     int hypervisor;
-    size_t llc, thr[4];
+    size_t llc;
+    struct pci_tuning thr; /* the thresholds given, thr.set saying which */
     char vendor[PCI_PROFILE_LINE_MAX + 1];
     char features[PCI_PROFILE_LINE_MAX + 1];
 };
@@ -240,28 +255,31 @@ static int check_versions(struct parse *p, const char *text, size_t len)
     return 0;
 }
 
-static int parse_threshold(struct parse *p, enum pci_profile_key k, const char *val)
+/* Threshold i's value into p->thr. */
+static int parse_threshold(struct parse *p, int i, const char *val)
 {
     size_t v;
-    int nt = k != PCI_K_VECTOR_MAX;
-    char s[48];
-    if (nt && strcasecmp(val, "never") == 0) {
-        v = SIZE_MAX;
+    char s[48], w[64];
+    if (pci_thresholds[i].never && strcasecmp(val, "never") == 0) {
+        v = PC_NEVER;
     } else {
         int rc = pc_parse_size(val, &v);
-        if (rc == -ERANGE || (rc == 0 && !pci_profile_in_range(v, nt)))
+        if (rc == -ERANGE || (rc == 0 && !pci_threshold_accepts(i, v)))
             return fail(p, -ERANGE, "line %zu: %s = %s is out of range (want %s)",
-                        p->lineno, pci_profile_keys[k], shown(val, s, sizeof(s)),
-                        range_words(nt));
+                        p->lineno, pci_thresholds[i].key, shown(val, s, sizeof(s)),
+                        range_words(i, w, sizeof(w)));
         if (rc != 0)
             return fail(p, -EINVAL, "line %zu: %s = %s is not %s", p->lineno,
-                        pci_profile_keys[k], shown(val, s, sizeof(s)), range_words(nt));
+                        pci_thresholds[i].key, shown(val, s, sizeof(s)),
+                        range_words(i, w, sizeof(w)));
     }
-    p->thr[k - PCI_K_VECTOR_MAX] = v;
+    p->thr.v[i] = v;
+    p->thr.set |= 1u << i;
     return 0;
 }
 
-/* One key's value into *p; the identity is compared once all are read. */
+/* An identity key's value into *p; the identity is compared once all are
+ * read. */
 static int parse_value(struct parse *p, enum pci_profile_key k, const char *val)
 {
     char s[48];
@@ -300,15 +318,13 @@ static int parse_value(struct parse *p, enum pci_profile_key k, const char *val)
             break;
         p->hypervisor = val[0] == '1';
         return 0;
-    default:
-        return parse_threshold(p, k, val);
     }
     static const char *const want[PCI_NIDENTITY] = {
         "a decimal number", "MAJOR.MINOR.PATCH", "", "FAMILY.MODEL.STEPPING",
         "", "a size", "0 or 1",
     };
     return fail(p, -EINVAL, "line %zu: bad %s value '%s' (want %s)", p->lineno,
-                pci_profile_keys[k], shown(val, s, sizeof(s)), want[k]);
+                identity_keys[k], shown(val, s, sizeof(s)), want[k]);
 }
 
 /* Is the word w[0, n) one of the space-separated words of list? */
@@ -378,8 +394,47 @@ static int check_identity(struct parse *p)
     return 0;
 }
 
-int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t, char *why,
-                     size_t whylen)
+/* Second pass: every line, each key's value into *p. */
+static int parse_lines(struct parse *p, const char *text, size_t len)
+{
+    char buf[PCI_PROFILE_LINE_MAX + 1], *line, *key, *val, s[48];
+    size_t pos = 0;
+    int r;
+    while ((r = next_line(text, len, &pos, buf, &line)) != 0) {
+        p->lineno++;
+        if (r == -1)
+            return fail(p, -EINVAL, "line %zu: longer than %d bytes", p->lineno,
+                        PCI_PROFILE_LINE_MAX);
+        if (r == -2)
+            return fail(p, -EINVAL, "line %zu: NUL byte", p->lineno);
+        if (*line == '\0')
+            continue;
+        r = split(line, &key, &val);
+        if (r == -1)
+            return fail(p, -EINVAL, "line %zu: no '=' (want key = value)", p->lineno);
+        if (r == -2)
+            return fail(p, -EINVAL, "line %zu: malformed key", p->lineno);
+        int k = 0;
+        while (k < PCI_NKEYS && strcmp(key, pci_profile_key(k)) != 0)
+            k++;
+        if (k == PCI_NKEYS)
+            return fail(p, -EINVAL, "line %zu: unknown key '%s'", p->lineno,
+                        shown(key, s, sizeof(s)));
+        if (p->line_of[k] != 0)
+            return fail(p, -EINVAL, "line %zu: duplicate key '%s' (first on line %zu)",
+                        p->lineno, pci_profile_key(k), p->line_of[k]);
+        if (*val == '\0')
+            return fail(p, -EINVAL, "line %zu: no value for %s", p->lineno, pci_profile_key(k));
+        p->line_of[k] = p->lineno;
+        if ((r = k < PCI_NIDENTITY ? parse_value(p, (enum pci_profile_key)k, val)
+                                   : parse_threshold(p, k - PCI_NIDENTITY, val)) != 0)
+            return r;
+    }
+    return 0;
+}
+
+int pci_profile_parse(const char *text, size_t len, struct pci_tuning *t, char *why,
+                      size_t whylen)
 {
     static struct parse zero;
     struct parse p = zero;
@@ -391,55 +446,30 @@ int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t, char *wh
         return fail(&p, -EINVAL, "no profile text or no result to fill");
 
     int rc = check_versions(&p, text, len);
+    if (rc == 0)
+        rc = parse_lines(&p, text, len);
     if (rc != 0)
         return rc;
-
-    char buf[PCI_PROFILE_LINE_MAX + 1], *line, *key, *val, s[48];
-    size_t pos = 0;
-    int r;
-    while ((r = next_line(text, len, &pos, buf, &line)) != 0) {
-        p.lineno++;
-        if (r == -1)
-            return fail(&p, -EINVAL, "line %zu: longer than %d bytes", p.lineno,
-                        PCI_PROFILE_LINE_MAX);
-        if (r == -2)
-            return fail(&p, -EINVAL, "line %zu: NUL byte", p.lineno);
-        if (*line == '\0')
-            continue;
-        r = split(line, &key, &val);
-        if (r == -1)
-            return fail(&p, -EINVAL, "line %zu: no '=' (want key = value)", p.lineno);
-        if (r == -2)
-            return fail(&p, -EINVAL, "line %zu: malformed key", p.lineno);
-        int k = 0;
-        while (k < PCI_NKEYS && strcmp(key, pci_profile_keys[k]) != 0)
-            k++;
-        if (k == PCI_NKEYS)
-            return fail(&p, -EINVAL, "line %zu: unknown key '%s'", p.lineno,
-                        shown(key, s, sizeof(s)));
-        if (p.line_of[k] != 0)
-            return fail(&p, -EINVAL, "line %zu: duplicate key '%s' (first on line %zu)",
-                        p.lineno, pci_profile_keys[k], p.line_of[k]);
-        if (*val == '\0')
-            return fail(&p, -EINVAL, "line %zu: no value for %s", p.lineno, pci_profile_keys[k]);
-        p.line_of[k] = p.lineno;
-        if ((rc = parse_value(&p, (enum pci_profile_key)k, val)) != 0)
-            return rc;
-    }
     for (int k = 0; k < PCI_NIDENTITY; k++)
         if (p.line_of[k] == 0)
-            return fail(&p, -EINVAL, "missing identity key '%s'", pci_profile_keys[k]);
+            return fail(&p, -EINVAL, "missing identity key '%s'", identity_keys[k]);
     /* The first pass compared the versions already; they are well-formed. */
     if ((rc = check_identity(&p)) != 0)
         return rc;
+    *t = p.thr;
+    return 0;
+}
 
-    struct pc_tuning d;
-    pc_tuning_defaults(&d);
-    size_t *dv[4] = {&d.vector_max, &d.nt_threshold, &d.cold_nt_threshold,
-                     &d.parallel_nt_threshold};
-    for (int i = 0; i < 4; i++)
-        if (p.line_of[PCI_K_VECTOR_MAX + i] != 0)
-            *dv[i] = p.thr[i];
-    *t = d;
+int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t, char *why,
+                     size_t whylen)
+{
+    struct pci_tuning given, d;
+    int rc = pci_profile_parse(text, len, t != NULL ? &given : NULL, why, whylen);
+    if (rc != 0)
+        return rc;
+    /* A threshold the profile does not give keeps the built-in default. */
+    pci_tuning_defaults(pci_cpu(), &d);
+    pci_tuning_overlay(&d, &given);
+    pci_tuning_to_public(&d, t);
     return 0;
 }

@@ -1,12 +1,17 @@
 /*
  * profile.h - what the profile files share (profile.c parses, profile_format.c
  * writes, profile_load.c finds and reads): the format's limits, its keys and
- * this host's identity. The format itself is described in profile.c.
+ * this host's identity, and the profile read at start. The format itself is
+ * described in profile.c.
  */
 #ifndef PCI_PROFILE_H
 #define PCI_PROFILE_H
 
-#include "pci.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pageclear.h"
+#include "tuning.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -31,16 +36,18 @@
 #define PCI_PROFILE_NT_MIN ((size_t)4 << 10)
 #define PCI_PROFILE_NT_LIMIT ((size_t)1 << 40)
 
+/* The keys that identify the host, all required; the threshold keys
+ * (thresholds.def, in its order) follow them: key PCI_NIDENTITY + i is
+ * threshold i. */
 enum pci_profile_key {
     PCI_K_FORMAT, PCI_K_LIBRARY, PCI_K_VENDOR, PCI_K_CPU, PCI_K_FEATURES, PCI_K_LLC,
-    PCI_K_HYPERVISOR, PCI_K_VECTOR_MAX, PCI_K_NT, PCI_K_COLD_NT, PCI_K_PARALLEL_NT,
-    PCI_NKEYS
+    PCI_K_HYPERVISOR
 };
-/* The keys before PCI_K_VECTOR_MAX identify the host and are required. */
-#define PCI_NIDENTITY PCI_K_VECTOR_MAX
+#define PCI_NIDENTITY (PCI_K_HYPERVISOR + 1)
+#define PCI_NKEYS (PCI_NIDENTITY + PC_NTHRESHOLDS)
 
-/* The key names, in enum pci_profile_key order. */
-extern const char *const pci_profile_keys[PCI_NKEYS];
+/* The name of key k, 0 <= k < PCI_NKEYS. */
+const char *pci_profile_key(int k);
 
 /* What identifies this host in a profile. */
 struct pci_ident {
@@ -52,14 +59,26 @@ struct pci_ident {
 };
 void pci_profile_ident(struct pci_ident *id);
 
-/* Whether v is allowed for vector_max (nt = 0) or for a non-temporal
- * threshold (nt = 1). */
-static inline int pci_profile_in_range(size_t v, int nt)
-{
-    if (!nt)
-        return v <= PCI_PROFILE_VECTOR_MAX_LIMIT;
-    return v == SIZE_MAX || (v >= PCI_PROFILE_NT_MIN && v <= PCI_PROFILE_NT_LIMIT);
-}
+/* A size as the parser reads it back: the largest exact K/M/G/T unit, or
+ * "never" for PC_NEVER (profile_format.c). Returns out. */
+const char *pci_size_text(size_t v, char *out, size_t size);
+
+/* pc_profile_parse's work: on success t holds the thresholds the profile
+ * gives, t->set saying which (profile.c). */
+int pci_profile_parse(const char *text, size_t len, struct pci_tuning *t, char *why,
+                      size_t whylen);
+
+/* The profile read once at start (profile_load.c): t holds the thresholds
+ * it gives (none if no profile is in force); path names it ("" if none was
+ * found or it was refused); status is pc_host.profile_status. */
+struct pci_profile {
+    struct pci_tuning t;
+    char path[256];
+    char status[256];
+};
+/* Find, read and check the profile once (called while the plans are
+ * built); warns once on stderr if one is refused. */
+const struct pci_profile *pci_profile(void);
 
 #pragma GCC visibility pop
 

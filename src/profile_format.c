@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pageclear.h"
 #include "profile.h"
+#include "tuning.h"
 
 /* Output as snprintf does it: len counts everything, buf gets what fits,
  * always NUL-terminated when size > 0. */
@@ -41,13 +43,11 @@ static void putf(struct out *o, const char *fmt, ...)
         put(o, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-/* A size as the parser reads it back: the largest exact K/M/G/T unit, or
- * "never" for SIZE_MAX. */
-static const char *size_value(size_t v, char *out, size_t size)
+const char *pci_size_text(size_t v, char *out, size_t size)
 {
     static const struct { unsigned shift; char suffix; } units[] = {
         {40, 'T'}, {30, 'G'}, {20, 'M'}, {10, 'K'}};
-    if (v == SIZE_MAX) {
+    if (v == PC_NEVER) {
         snprintf(out, size, "never");
         return out;
     }
@@ -93,10 +93,10 @@ int pc_profile_format(const struct pc_tuning *t, const char *comment, char *buf,
 {
     if (t == NULL || (buf == NULL && size > 0))
         return -EINVAL;
-    const size_t v[4] = {t->vector_max, t->nt_threshold, t->cold_nt_threshold,
-                         t->parallel_nt_threshold};
-    for (int i = 0; i < 4; i++)
-        if (!pci_profile_in_range(v[i], i > 0))
+    struct pci_tuning v;
+    pci_tuning_from_public(t, &v);
+    for (int i = 0; i < PC_NTHRESHOLDS; i++)
+        if (!pci_threshold_accepts(i, v.v[i]))
             return -ERANGE;
 
     struct pci_ident h;
@@ -105,15 +105,15 @@ int pc_profile_format(const struct pc_tuning *t, const char *comment, char *buf,
     pci_profile_ident(&h);
     if (comment != NULL)
         put_comment(&o, comment);
-    putf(&o, "%s = %u\n", pci_profile_keys[PCI_K_FORMAT], PCI_PROFILE_FORMAT);
-    putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_LIBRARY], pc_version());
-    putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_VENDOR], h.vendor);
-    putf(&o, "%s = %u.%u.%u\n", pci_profile_keys[PCI_K_CPU], h.cpu[0], h.cpu[1], h.cpu[2]);
-    putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_FEATURES], *h.features ? h.features : "none");
-    putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_LLC], size_value(h.llc, a, sizeof(a)));
-    putf(&o, "%s = %d\n", pci_profile_keys[PCI_K_HYPERVISOR], h.hypervisor);
-    for (int i = 0; i < 4; i++)
-        putf(&o, "%s = %s\n", pci_profile_keys[PCI_K_VECTOR_MAX + i], size_value(v[i], a, sizeof(a)));
+    putf(&o, "%s = %u\n", pci_profile_key(PCI_K_FORMAT), PCI_PROFILE_FORMAT);
+    putf(&o, "%s = %s\n", pci_profile_key(PCI_K_LIBRARY), pc_version());
+    putf(&o, "%s = %s\n", pci_profile_key(PCI_K_VENDOR), h.vendor);
+    putf(&o, "%s = %u.%u.%u\n", pci_profile_key(PCI_K_CPU), h.cpu[0], h.cpu[1], h.cpu[2]);
+    putf(&o, "%s = %s\n", pci_profile_key(PCI_K_FEATURES), *h.features ? h.features : "none");
+    putf(&o, "%s = %s\n", pci_profile_key(PCI_K_LLC), pci_size_text(h.llc, a, sizeof(a)));
+    putf(&o, "%s = %d\n", pci_profile_key(PCI_K_HYPERVISOR), h.hypervisor);
+    for (int i = 0; i < PC_NTHRESHOLDS; i++)
+        putf(&o, "%s = %s\n", pci_thresholds[i].key, pci_size_text(v.v[i], a, sizeof(a)));
     /* The loader would refuse a larger file: do not write one. */
     if (o.len > PCI_PROFILE_FILE_MAX)
         return -ERANGE;

@@ -16,7 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pageclear.h"
+#include "options.h"
 #include "profile.h"
+#include "tuning.h"
 
 static struct pci_profile profile;
 static pthread_once_t profile_once = PTHREAD_ONCE_INIT;
@@ -160,13 +163,12 @@ static void load(void)
             refuse(paths[i], origin, why);
             break;
         }
-        struct pc_tuning t;
-        if (pc_profile_parse(buf, (size_t)n, &t, why, sizeof(why)) != 0) {
+        struct pci_tuning t;
+        if (pci_profile_parse(buf, (size_t)n, &t, why, sizeof(why)) != 0) {
             refuse(paths[i], origin, why);
             break;
         }
         profile.t = t;
-        profile.applied = 1;
         path_shown(paths[i], profile.path, sizeof(profile.path));
         snprintf(profile.status, sizeof(profile.status), "in force");
         break;

@@ -1,37 +1,97 @@
 /*
- * thresholds.c - the public view of the threshold table (thresholds.def):
- * what each threshold is, its range, default and value in force, and
- * access to struct pc_tuning by index.
+ * thresholds.c - the threshold table (expanded from thresholds.def), the
+ * internal struct pci_tuning against the public struct pc_tuning, and the
+ * public view: what each threshold is, its range, default and value in
+ * force, and access to struct pc_tuning by index.
  */
 #include <errno.h>
 #include <stddef.h>
 
+#include "pageclear.h"
+#include "cpu.h"
 #include "profile.h"
+#include "tuning.h"
 
 #define PCI_NEVER_OK 1
 #define PCI_NO_NEVER 0
 
-static const struct {
-    const char *key, *env, *description;
-    size_t min, max, tuning_offset, state_offset;
-    int never;
-} table[PC_NTHRESHOLDS] = {
-#define PCI_THRESHOLD(id, index, env_, env_min, min_, max_, never_, desc)        \
+const struct pci_threshold pci_thresholds[PC_NTHRESHOLDS] = {
+#define PCI_THRESHOLD(id, index, env_, env_min_, min_, max_, never_, host, rule, desc) \
     [index] = {.key = #id,                                                      \
                .env = env_,                                                     \
                .description = desc,                                             \
+               .env_min = env_min_,                                             \
                .min = min_,                                                     \
                .max = max_,                                                     \
                .tuning_offset = offsetof(struct pc_tuning, id),                 \
-               .state_offset = offsetof(struct pci_thresholds, id),             \
                .never = PCI_##never_},
 #include "thresholds.def"
 #undef PCI_THRESHOLD
 };
 
-static size_t *slot(void *base, size_t offset)
+/* The table and the public enum agree: as many rows as constants, each
+ * row at its constant's place (a profile writes them in row order), and
+ * struct pc_tuning holds exactly one size per row. */
+enum {
+#define PCI_THRESHOLD(id, index, env, env_min, min, max, never, host, rule, desc) \
+    PCI_ROW_##id,
+#include "thresholds.def"
+#undef PCI_THRESHOLD
+    PCI_NROWS
+};
+_Static_assert(PCI_NROWS == PC_NTHRESHOLDS, "thresholds.def has a row per enum pc_threshold");
+#define PCI_THRESHOLD(id, index, env, env_min, min, max, never, host, rule, desc) \
+    _Static_assert((int)PCI_ROW_##id == (int)index, "thresholds.def rows in enum pc_threshold order");
+#include "thresholds.def"
+#undef PCI_THRESHOLD
+_Static_assert(sizeof(struct pc_tuning) == PC_NTHRESHOLDS * sizeof(size_t),
+               "struct pc_tuning has one field per threshold");
+
+static size_t *field(struct pc_tuning *t, int i)
 {
-    return (size_t *)((char *)base + offset);
+    return (size_t *)(void *)((char *)t + pci_thresholds[i].tuning_offset);
+}
+
+static size_t field_value(const struct pc_tuning *t, int i)
+{
+    return *(const size_t *)(const void *)((const char *)t + pci_thresholds[i].tuning_offset);
+}
+
+int pci_threshold_accepts(int i, size_t v)
+{
+    const struct pci_threshold *r = &pci_thresholds[i];
+    return v == PC_NEVER ? r->never : v >= r->min && v <= r->max;
+}
+
+void pci_tuning_overlay(struct pci_tuning *dst, const struct pci_tuning *src)
+{
+    for (int i = 0; i < PC_NTHRESHOLDS; i++)
+        if (src->set & (1u << i))
+            dst->v[i] = src->v[i];
+    dst->set |= src->set;
+}
+
+void pci_tuning_to_public(const struct pci_tuning *t, struct pc_tuning *out)
+{
+    for (int i = 0; i < PC_NTHRESHOLDS; i++)
+        *field(out, i) = t->v[i];
+}
+
+void pci_tuning_from_public(const struct pc_tuning *in, struct pci_tuning *t)
+{
+    for (int i = 0; i < PC_NTHRESHOLDS; i++)
+        t->v[i] = field_value(in, i);
+    t->set = PCI_TUNING_ALL;
+}
+
+int pc_tuning_defaults(struct pc_tuning *t)
+{
+    if (t == NULL)
+        return -EINVAL;
+    struct pci_tuning d;
+    pci_tuning_defaults(pci_cpu(), &d);
+    pci_tuning_to_public(&d, t);
+    return 0;
 }
 
 int pc_threshold_info(int i, struct pc_threshold_info *out)
@@ -40,17 +100,18 @@ int pc_threshold_info(int i, struct pc_threshold_info *out)
         return -EINVAL;
     if (i < 0 || i >= PC_NTHRESHOLDS)
         return -ENOENT;
-    struct pci_thresholds d;
-    pci_default_thresholds(pci_cpu(), &d);
+    const struct pci_threshold *r = &pci_thresholds[i];
+    struct pci_tuning d;
+    pci_tuning_defaults(pci_cpu(), &d);
     *out = (struct pc_threshold_info){
-        .key = table[i].key,
-        .env = table[i].env,
-        .description = table[i].description,
-        .min = table[i].min,
-        .max = table[i].max,
-        .never = table[i].never,
-        .dflt = *slot(&d, table[i].state_offset),
-        .value = *slot((void *)pci_thresholds(), table[i].state_offset),
+        .key = r->key,
+        .env = r->env,
+        .description = r->description,
+        .min = r->min,
+        .max = r->max,
+        .never = r->never,
+        .dflt = d.v[i],
+        .value = pci_tuning()->v[i],
     };
     return 0;
 }
@@ -61,7 +122,7 @@ int pc_tuning_get(const struct pc_tuning *t, int i, size_t *v)
         return -EINVAL;
     if (i < 0 || i >= PC_NTHRESHOLDS)
         return -ENOENT;
-    *v = *slot((void *)t, table[i].tuning_offset);
+    *v = field_value(t, i);
     return 0;
 }
 
@@ -71,8 +132,8 @@ int pc_tuning_set(struct pc_tuning *t, int i, size_t v)
         return -EINVAL;
     if (i < 0 || i >= PC_NTHRESHOLDS)
         return -ENOENT;
-    if (v == PC_NEVER ? !table[i].never : v < table[i].min || v > table[i].max)
+    if (!pci_threshold_accepts(i, v))
         return -ERANGE;
-    *slot(t, table[i].tuning_offset) = v;
+    *field(t, i) = v;
     return 0;
 }

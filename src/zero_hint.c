@@ -6,7 +6,11 @@
  */
 #include <errno.h>
 
-#include "pci.h"
+#include "pageclear.h"
+#include "batch.h"
+#include "plan.h"
+#include "primitive.h"
+#include "range.h"
 
 /* Pages either side of the hint's page that count as its neighbourhood
  * (at most 2 * 2 + 1 = 5 pages, 20 KiB: well inside L1+L2 on current

@@ -17,6 +17,17 @@ static int child(void)
            h.forced ? h.forced : "-");
     printf("vector_max=%zu\nnt=%zu\ncold_nt=%zu\nparallel_nt=%zu\n", h.vector_max,
            h.nt_threshold, h.cold_nt_threshold, h.parallel_nt_threshold);
+    /* pc_host's threshold fields hold what pc_threshold_info says is in
+     * force (host.c fills them from the threshold table). */
+    const size_t host_v[PC_NTHRESHOLDS] = {
+        [PC_THRESHOLD_VECTOR_MAX] = h.vector_max, [PC_THRESHOLD_NT] = h.nt_threshold,
+        [PC_THRESHOLD_COLD_NT] = h.cold_nt_threshold,
+        [PC_THRESHOLD_PARALLEL_NT] = h.parallel_nt_threshold};
+    for (int i = 0; i < PC_NTHRESHOLDS; i++) {
+        struct pc_threshold_info in;
+        CHECK_EQ(pc_threshold_info(i, &in), 0);
+        CHECK_EQ(in.value, host_v[i]);
+    }
     printf("cold_64k=%s\ncold_large=%s\ntemporal_64k=%s\n",
            pc_selected_cold((size_t)64 << 10), pc_selected_cold((size_t)1 << 30),
            pc_selected_temporal((size_t)64 << 10));

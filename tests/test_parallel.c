@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 
 #include "harness.h"
-#include "pci.h"
+#include "numa.h"
 
 #define MIB ((size_t)1 << 20)
 

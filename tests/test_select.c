@@ -2,23 +2,34 @@
  * test_select.c - the selector as a pure function: fed synthetic CPUs, it
  * never picks a primitive that CPU cannot run, honours the thresholds and
  * the temporal restriction, and the precomputed plan agrees with it at
- * every boundary. Uses the library's internal header.
+ * every boundary. Uses the library's internal headers.
  */
 #include "harness.h"
-#include "pci.h"
+#include "cpu.h"
+#include "impl.h"
+#include "plan.h"
+#include "tuning.h"
 
-static void check_plan_kind(const struct pci_cpu *c, const struct pci_thresholds *t,
+/* The thresholds by name. */
+#define VEC(t) ((t).v[PC_THRESHOLD_VECTOR_MAX])
+#define NT(t) ((t).v[PC_THRESHOLD_NT])
+#define COLD(t) ((t).v[PC_THRESHOLD_COLD_NT])
+#define PAR(t) ((t).v[PC_THRESHOLD_PARALLEL_NT])
+
+static void check_plan_kind(const struct pci_cpu *c, const struct pci_tuning *t,
                             enum pci_plan_kind kind)
 {
     struct pci_plan p;
     pci_plan_build_kind(c, t, -1, kind, &p);
     CHECK(p.n >= 1 && p.n <= PCI_PLAN_MAX);
     CHECK_EQ(p.upto[p.n - 1], SIZE_MAX);
-    const size_t edges[] = {t->vector_max, t->nt_threshold, t->cold_nt_threshold,
-                            t->parallel_nt_threshold, 4 * c->zva_block};
-    size_t probes[4 + 3 * 5 + 2] = {0, 1, 4095, 4096};
+    size_t edges[PC_NTHRESHOLDS + 1];
+    for (int i = 0; i < PC_NTHRESHOLDS; i++) /* every threshold, the kind's or not */
+        edges[i] = t->v[i];
+    edges[PC_NTHRESHOLDS] = 4 * c->zva_block;
+    size_t probes[4 + 3 * (PC_NTHRESHOLDS + 1) + 2] = {0, 1, 4095, 4096};
     size_t np = 4;
-    for (size_t i = 0; i < 5; i++) {
+    for (size_t i = 0; i < PC_NTHRESHOLDS + 1; i++) {
         probes[np++] = edges[i] - 1;
         probes[np++] = edges[i];
         probes[np++] = edges[i] + 1;
@@ -38,7 +49,7 @@ static void check_plan_kind(const struct pci_cpu *c, const struct pci_thresholds
         CHECK(p.id[i] != p.id[i - 1] && p.upto[i] > p.upto[i - 1]);
 }
 
-static void check_plan_matches(const struct pci_cpu *c, const struct pci_thresholds *t,
+static void check_plan_matches(const struct pci_cpu *c, const struct pci_tuning *t,
                                int temporal)
 {
     struct pci_plan p, q;
@@ -70,8 +81,9 @@ static void test_x86_subsets(void)
                 if (mask & (1u << b))
                     c.features |= bits[b];
             c.llc_size = (size_t)32 << 20;
-            struct pci_thresholds t;
-            pci_default_thresholds(&c, &t);
+            struct pci_tuning t;
+            pci_tuning_defaults(&c, &t);
+            CHECK_EQ(t.set, PCI_TUNING_ALL); /* a default for every threshold */
             for (int shift = 0; shift < 34; shift++)
                 for (int k = 0; k < PCI_NPLANS; k++) {
                     int id = pci_select_kind(&c, &t, (enum pci_plan_kind)k,
@@ -94,7 +106,7 @@ static void test_x86_policy(void)
                                         PCI_F_AVX2 | PCI_F_AVX512,
                             .vendor = PCI_VENDOR_INTEL,
                             .llc_size = (size_t)260 << 20};
-    struct pci_thresholds t = {.vector_max = 1024, .nt_threshold = 1 << 20};
+    struct pci_tuning t = {.v = {[PC_THRESHOLD_VECTOR_MAX] = 1024, [PC_THRESHOLD_NT] = 1 << 20}};
     CHECK_EQ(pci_select(&intel, &t, 100, 0), PCI_ID_x86_avx512);
     CHECK_EQ(pci_select(&intel, &t, 1024, 0), PCI_ID_x86_stosb);
     CHECK_EQ(pci_select(&intel, &t, (1 << 20) - 1, 0), PCI_ID_x86_stosb);
@@ -110,25 +122,25 @@ static void test_x86_policy(void)
     /* Defaults: Intel's NT threshold never exceeds its LLC. */
     struct pci_cpu small = {.features = PCI_F_X86_64, .vendor = PCI_VENDOR_INTEL,
                             .llc_size = (size_t)3 << 20};
-    pci_default_thresholds(&small, &t);
-    CHECK_EQ(t.nt_threshold, (size_t)3 << 20);
+    pci_tuning_defaults(&small, &t);
+    CHECK_EQ(NT(t), (size_t)3 << 20);
     small.llc_size = (size_t)260 << 20; /* a tenant-shared L3 does not raise it */
-    pci_default_thresholds(&small, &t);
-    CHECK_EQ(t.nt_threshold, (size_t)4 << 20);
+    pci_tuning_defaults(&small, &t);
+    CHECK_EQ(NT(t), (size_t)4 << 20);
     struct pci_cpu amd = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX512,
                           .vendor = PCI_VENDOR_AMD, .llc_size = (size_t)32 << 20};
-    pci_default_thresholds(&amd, &t);
+    pci_tuning_defaults(&amd, &t);
     /* AMD streams from a quarter of its LLC (8 MiB of Zen 4's 32 MiB), or
      * 8 MiB where cpuid tells no LLC. */
-    CHECK_EQ(t.nt_threshold, (size_t)8 << 20);
+    CHECK_EQ(NT(t), (size_t)8 << 20);
     CHECK_EQ(pci_select(&amd, &t, ((size_t)8 << 20) - 1, 0), PCI_ID_x86_stosb);
     CHECK_EQ(pci_select(&amd, &t, (size_t)8 << 20, 0), PCI_ID_x86_avx512_nt);
     amd.llc_size = (size_t)96 << 20;
-    pci_default_thresholds(&amd, &t);
-    CHECK_EQ(t.nt_threshold, (size_t)24 << 20);
+    pci_tuning_defaults(&amd, &t);
+    CHECK_EQ(NT(t), (size_t)24 << 20);
     amd.llc_size = 0;
-    pci_default_thresholds(&amd, &t);
-    CHECK_EQ(t.nt_threshold, (size_t)8 << 20);
+    pci_tuning_defaults(&amd, &t);
+    CHECK_EQ(NT(t), (size_t)8 << 20);
     /* With clzero, AMD streams with it; the cache-allocating plan never
      * does. */
     amd.features |= PCI_F_CLZERO;
@@ -138,8 +150,8 @@ static void test_x86_policy(void)
     /* clzero alone (no vector NT stores) still streams. */
     struct pci_cpu zen_novec = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_CLZERO,
                                 .vendor = PCI_VENDOR_AMD};
-    pci_default_thresholds(&zen_novec, &t);
-    CHECK(t.cold_nt_threshold != SIZE_MAX);
+    pci_tuning_defaults(&zen_novec, &t);
+    CHECK(COLD(t) != SIZE_MAX);
     CHECK_EQ(pci_select_kind(&zen_novec, &t, PCI_PLAN_COLD, 1 << 20), PCI_ID_x86_clzero);
 }
 
@@ -148,42 +160,42 @@ static void test_x86_policy(void)
  * parallel follows pc_clear's NT threshold. */
 static void test_cold_parallel_defaults(void)
 {
-    struct pci_thresholds t;
+    struct pci_tuning t;
     struct pci_cpu amd = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2 | PCI_F_AVX512,
                           .vendor = PCI_VENDOR_AMD, .llc_size = (size_t)32 << 20};
-    pci_default_thresholds(&amd, &t);
-    CHECK_EQ(t.cold_nt_threshold, t.vector_max);
-    CHECK_EQ(t.parallel_nt_threshold, t.nt_threshold);
-    CHECK_EQ(t.nt_threshold, (size_t)8 << 20);
+    pci_tuning_defaults(&amd, &t);
+    CHECK_EQ(COLD(t), VEC(t));
+    CHECK_EQ(PAR(t), NT(t));
+    CHECK_EQ(NT(t), (size_t)8 << 20);
     /* The cold clear streams past the vector range, and the parallel one
      * follows pc_clear: rep stosb below 8 MiB, streaming from it. */
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, 100), PCI_ID_x86_avx512);
-    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, t.vector_max - 1), PCI_ID_x86_avx512);
-    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, t.vector_max), PCI_ID_x86_avx512_nt);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, VEC(t) - 1), PCI_ID_x86_avx512);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, VEC(t)), PCI_ID_x86_avx512_nt);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, (size_t)1 << 30), PCI_ID_x86_avx512_nt);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_PARALLEL, (size_t)1 << 20), PCI_ID_x86_stosb);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_PARALLEL, (size_t)1 << 30), PCI_ID_x86_avx512_nt);
 
     struct pci_cpu intel = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2,
                             .vendor = PCI_VENDOR_INTEL, .llc_size = (size_t)260 << 20};
-    pci_default_thresholds(&intel, &t);
-    CHECK_EQ(t.cold_nt_threshold, t.vector_max);
-    CHECK_EQ(t.parallel_nt_threshold, t.nt_threshold);
-    CHECK(t.nt_threshold != SIZE_MAX);
+    pci_tuning_defaults(&intel, &t);
+    CHECK_EQ(COLD(t), VEC(t));
+    CHECK_EQ(PAR(t), NT(t));
+    CHECK(NT(t) != SIZE_MAX);
     CHECK_EQ(pci_select_kind(&intel, &t, PCI_PLAN_COLD, (size_t)1 << 20), PCI_ID_x86_avx2_nt);
-    CHECK_EQ(pci_select_kind(&intel, &t, PCI_PLAN_PARALLEL, t.nt_threshold),
+    CHECK_EQ(pci_select_kind(&intel, &t, PCI_PLAN_PARALLEL, NT(t)),
              PCI_ID_x86_avx2_nt);
-    CHECK_EQ(pci_select_kind(&intel, &t, PCI_PLAN_PARALLEL, t.nt_threshold - 1),
+    CHECK_EQ(pci_select_kind(&intel, &t, PCI_PLAN_PARALLEL, NT(t) - 1),
              PCI_ID_x86_stosb);
 
     /* No vector NT stores: the cold clear never streams. */
     struct pci_cpu old = {.features = PCI_F_X86_64 | PCI_F_ERMS, .vendor = PCI_VENDOR_INTEL};
-    pci_default_thresholds(&old, &t);
-    CHECK_EQ(t.cold_nt_threshold, SIZE_MAX);
+    pci_tuning_defaults(&old, &t);
+    CHECK_EQ(COLD(t), SIZE_MAX);
     struct pci_cpu arm = {.features = PCI_F_AARCH64 | PCI_F_DCZVA, .vendor = PCI_VENDOR_ARM,
                           .zva_block = 64};
-    pci_default_thresholds(&arm, &t);
-    CHECK_EQ(t.cold_nt_threshold, SIZE_MAX);
+    pci_tuning_defaults(&arm, &t);
+    CHECK_EQ(COLD(t), SIZE_MAX);
     CHECK_EQ(pci_select_kind(&arm, &t, PCI_PLAN_COLD, 1 << 20), PCI_ID_a64_dczva);
 }
 
@@ -194,9 +206,10 @@ static void test_cold_parallel_policy(void)
 {
     struct pci_cpu c = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX512,
                         .vendor = PCI_VENDOR_INTEL};
-    struct pci_thresholds t = {.vector_max = 32 << 10, .nt_threshold = 1 << 20,
-                               .cold_nt_threshold = 8 << 20,
-                               .parallel_nt_threshold = SIZE_MAX};
+    struct pci_tuning t = {.v = {[PC_THRESHOLD_VECTOR_MAX] = 32 << 10,
+                                 [PC_THRESHOLD_NT] = 1 << 20,
+                                 [PC_THRESHOLD_COLD_NT] = 8 << 20,
+                                 [PC_THRESHOLD_PARALLEL_NT] = SIZE_MAX}};
     /* Above pc_clear's NT threshold but below its own: temporal, while
      * pc_clear streams there. */
     CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 2 << 20), PCI_ID_x86_stosb);
@@ -208,13 +221,13 @@ static void test_cold_parallel_policy(void)
         CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_PARALLEL, (size_t)1 << shift),
                  pci_select(&c, &t, (size_t)1 << shift, 1));
     /* A threshold inside the vector range streams from there. */
-    t.cold_nt_threshold = 4 << 10;
+    COLD(t) = 4 << 10;
     CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, (4 << 10) - 1), PCI_ID_x86_avx512);
     CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 4 << 10), PCI_ID_x86_avx512_nt);
     CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_COLD, 16 << 10), PCI_ID_x86_avx512_nt);
     /* The parallel threshold below pc_clear's. */
-    t.nt_threshold = SIZE_MAX;
-    t.parallel_nt_threshold = 256 << 20;
+    NT(t) = SIZE_MAX;
+    PAR(t) = 256 << 20;
     CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_PARALLEL, (256 << 20) - 1), PCI_ID_x86_stosb);
     CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_PARALLEL, 256 << 20), PCI_ID_x86_avx512_nt);
     CHECK_EQ(pci_select_kind(&c, &t, PCI_PLAN_CLEAR, 256 << 20), PCI_ID_x86_stosb);
@@ -234,9 +247,13 @@ static void test_cold_parallel_policy(void)
             for (size_t b = 0; b < nv; b++)
                 for (size_t d = 0; d < nv; d++)
                     for (size_t e = 0; e < nv; e++) {
-                        struct pci_thresholds x = {vals[a], vals[b], vals[d], vals[e]};
-                        if (x.vector_max == SIZE_MAX || x.nt_threshold == 0 ||
-                            x.cold_nt_threshold == 0 || x.parallel_nt_threshold == 0)
+                        struct pci_tuning x = {
+                            .v = {[PC_THRESHOLD_VECTOR_MAX] = vals[a],
+                                  [PC_THRESHOLD_NT] = vals[b],
+                                  [PC_THRESHOLD_COLD_NT] = vals[d],
+                                  [PC_THRESHOLD_PARALLEL_NT] = vals[e]}};
+                        if (VEC(x) == SIZE_MAX || NT(x) == 0 ||
+                            COLD(x) == 0 || PAR(x) == 0)
                             continue; /* not values the library accepts */
                         for (int k = 0; k < PCI_NPLANS; k++)
                             check_plan_kind(&cpus[ci], &x, (enum pci_plan_kind)k);
@@ -245,17 +262,17 @@ static void test_cold_parallel_policy(void)
 
 static void test_other_arches(void)
 {
-    struct pci_thresholds t;
+    struct pci_tuning t;
     struct pci_cpu arm = {.features = PCI_F_AARCH64 | PCI_F_DCZVA,
                           .vendor = PCI_VENDOR_ARM, .zva_block = 64};
-    pci_default_thresholds(&arm, &t);
+    pci_tuning_defaults(&arm, &t);
     CHECK_EQ(pci_select(&arm, &t, 255, 0), PCI_ID_a64_stp);
     CHECK_EQ(pci_select(&arm, &t, 256, 0), PCI_ID_a64_dczva);
     check_plan_matches(&arm, &t, 0);
     struct pci_cpu dzp = {.features = PCI_F_AARCH64, .vendor = PCI_VENDOR_ARM};
     CHECK_EQ(pci_select(&dzp, &t, (size_t)1 << 30, 0), PCI_ID_a64_stp);
     struct pci_cpu none = {0};
-    pci_default_thresholds(&none, &t);
+    pci_tuning_defaults(&none, &t);
     CHECK_EQ(pci_select(&none, &t, 1 << 20, 0), PCI_ID_generic);
     check_plan_matches(&none, &t, 0);
 }
@@ -266,9 +283,9 @@ static void test_forced(void)
 {
     struct pci_cpu c = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2,
                         .vendor = PCI_VENDOR_INTEL, .llc_size = 1 << 20};
-    struct pci_thresholds t;
+    struct pci_tuning t;
     struct pci_plan p;
-    pci_default_thresholds(&c, &t);
+    pci_tuning_defaults(&c, &t);
     pci_plan_build(&c, &t, PCI_ID_x86_stosq, 0, &p);
     CHECK_EQ(p.n, 1);
     CHECK_EQ(p.id[0], PCI_ID_x86_stosq);
@@ -283,6 +300,32 @@ static void test_forced(void)
     }
 }
 
+/* Layering: only the thresholds a layer sets override, and "never" is a
+ * value like any other, not "not set". */
+static void test_overlay(void)
+{
+    struct pci_cpu c = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX512,
+                        .vendor = PCI_VENDOR_INTEL, .llc_size = (size_t)32 << 20};
+    struct pci_tuning t, d, layer = {.v = {[PC_THRESHOLD_NT] = PC_NEVER,
+                                           [PC_THRESHOLD_COLD_NT] = PC_NEVER,
+                                           [PC_THRESHOLD_PARALLEL_NT] = 1 << 20},
+                                     .set = 1u << PC_THRESHOLD_NT |
+                                            1u << PC_THRESHOLD_PARALLEL_NT};
+    pci_tuning_defaults(&c, &d);
+    t = d;
+    pci_tuning_overlay(&t, &layer);
+    CHECK_EQ(VEC(t), VEC(d));
+    CHECK_EQ(NT(t), PC_NEVER);
+    CHECK_EQ(COLD(t), COLD(d)); /* PC_NEVER there, but not set */
+    CHECK(COLD(t) != PC_NEVER);
+    CHECK_EQ(PAR(t), (size_t)1 << 20);
+    CHECK_EQ(t.set, PCI_TUNING_ALL);
+    struct pci_tuning none = {.v = {0}, .set = 0};
+    pci_tuning_overlay(&t, &none);
+    CHECK_EQ(NT(t), PC_NEVER);
+    CHECK_EQ(VEC(t), VEC(d));
+}
+
 int main(void)
 {
     test_x86_subsets();
@@ -291,9 +334,10 @@ int main(void)
     test_cold_parallel_policy();
     test_other_arches();
     test_forced();
+    test_overlay();
     /* The live plan agrees with the selector on this host. */
-    check_plan_matches(pci_cpu(), pci_thresholds(), 0);
-    check_plan_matches(pci_cpu(), pci_thresholds(), 1);
+    check_plan_matches(pci_cpu(), pci_tuning(), 0);
+    check_plan_matches(pci_cpu(), pci_tuning(), 1);
     puts("ok");
     return 0;
 }

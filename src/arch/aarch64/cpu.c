@@ -4,9 +4,10 @@
  * prohibited and would trap; bits 3:0 give log2 of the block in 4-byte words.
  */
 #if defined(__aarch64__)
+#include <stdint.h>
 #include <string.h>
 
-#include "pci.h"
+#include "cpu.h"
 
 #define DCZID_DZP (1u << 4)
 #define DCZID_BS_MASK 0xfu

@@ -2,10 +2,11 @@
  * zero.c - arm64 primitives: dc zva per block and stp pairs.
  * dc zva zeroes one naturally aligned block of the size cpu.c read from
  * DCZID_EL0; it is called only when DZP is clear. The unaligned head and
- * tail use stp/str stores through pci_clear_bytes.
+ * tail go to the stp primitive.
  */
 #if defined(__aarch64__)
-#include "pci.h"
+#include "cpu.h"
+#include "primitive.h"
 
 void pci_clear_a64_dczva(void *dst, size_t len)
 {
@@ -44,5 +45,5 @@ static inline __attribute__((always_inline)) void stp_body(void *dst, size_t len
     pci_set_bytes(p, len & 63, pattern);
 }
 
-PCI_ZERO_AND_FILL(a64_stp, stp_body, )
+PCI_ZERO_AND_FILL(a64_stp, stp_body)
 #endif

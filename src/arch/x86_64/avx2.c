@@ -7,7 +7,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#include "pci.h"
+#include "primitive.h"
 
 #define PCI_V 32
 #define PCI_VTYPE __m256i

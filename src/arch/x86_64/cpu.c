@@ -5,9 +5,10 @@
  */
 #if defined(__x86_64__)
 #include <cpuid.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "pci.h"
+#include "cpu.h"
 
 /* cpuid bit positions (Intel SDM vol. 2A, AMD APM vol. 3, cpuid chapter). */
 #define LEAF1_ECX_OSXSAVE (1u << 27)

@@ -5,7 +5,8 @@
  * come back at cache latency the extent is warm and rep stosb keeps it in
  * cache, else it is cold and streaming stores skip the reads for
  * ownership. Measured against the tuned thresholds with `pageclear check`
- * and `pageclear mem --cache`; README says what it showed.
+ * and `pageclear mem --cache`; docs/measurements.md, section 13, says what
+ * it showed.
  *
  * The loads only read inside [dst, dst + len) before it is cleared; they
  * bring at most eight lines into cache.
@@ -14,7 +15,8 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "pci.h"
+#include "cpu.h"
+#include "primitive.h"
 
 #define PROBE_LINES 8
 /* Below this an extent is cleared without probing: eight loads that miss
@@ -91,5 +93,5 @@ static inline __attribute__((always_inline)) void probe_body(void *dst, size_t l
     }
 }
 
-PCI_ZERO_AND_FILL(x86_probe, probe_body, )
+PCI_ZERO_AND_FILL(x86_probe, probe_body)
 #endif

@@ -9,18 +9,18 @@
  *   PCI_VNAME(s)     the function name for suffix s
  *   PCI_VFILLNAME(s) the fill twin's name for suffix s
  *
- * Lengths below one vector go to pci_clear_bytes. Otherwise an unaligned
+ * Lengths below one vector go to pci_set_bytes. Otherwise an unaligned
  * store covers the head and one ending at dst + len the tail; beyond two
  * vectors an aligned loop covers the body between them. The overlap is
-harmless (every store writes the same pattern) and
- * nothing reaches outside [dst, dst + len). Non-temporal stores need aligned
+ * harmless (every store writes the same pattern) and nothing reaches
+ * outside [dst, dst + len). Non-temporal stores need aligned
  * addresses, so only the body streams; sfence orders the streamed lines
  * before the function returns.
  */
 #define PCI_VP(p) ((PCI_VTYPE *)(void *)(p))
 
-/* nt is a constant at both call sites below: always_inline makes two
- * specialised copies, with no branch left in the loop. */
+/* nt is a constant at every call site below: always_inline makes a
+ * specialised copy for each, with no branch left in the loop. */
 __attribute__((target(PCI_VTARGET), always_inline)) static inline void
 PCI_VNAME(_body)(void *dst, size_t len, uint64_t pattern, const int nt)
 {

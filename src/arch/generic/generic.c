@@ -2,11 +2,11 @@
  * generic.c - the portable primitive: the fallback on every architecture
  * without one of its own, and the reference the tests compare others to.
  *
- * The library is built with -fno-builtin (and gcc's
+ * The primitives are built with -fno-builtin (and gcc's
  * -fno-tree-loop-distribute-patterns) so that these loops stay loops and are
  * never turned back into a call to memset.
  */
-#include "pci.h"
+#include "primitive.h"
 
 /* Stores through may_alias types: the caller's memory may hold any type,
  * and a plain uint64_t store into it would break strict aliasing. The
@@ -48,4 +48,4 @@ static inline __attribute__((always_inline)) void generic_body(void *dst, size_t
     pci_set_bytes(p, len & (sizeof(pci_word) - 1), pattern);
 }
 
-PCI_ZERO_AND_FILL(generic, generic_body, )
+PCI_ZERO_AND_FILL(generic, generic_body)

@@ -1,0 +1,32 @@
+/*
+ * impl.h - the primitive table (impl.c, expanded from impl.def): what each
+ * primitive is, what it needs, and whether this CPU can run it.
+ */
+#ifndef PCI_IMPL_H
+#define PCI_IMPL_H
+
+#include "pageclear.h"
+#include "cpu.h"
+#include "primitive.h"
+
+#pragma GCC visibility push(hidden)
+
+struct pci_impl {
+    const char *name;
+    const char *arch;
+    const char *features;
+    const char *description;
+    unsigned required; /* arch bit | feature bits */
+    enum pc_cache cache;
+    pci_clear_fn fn; /* NULL when not compiled for this architecture */
+    pci_fill_fn fill; /* NULL also for ZERO_ONLY primitives */
+};
+
+extern const struct pci_impl pci_impls[PCI_NIMPL];
+
+/* 1 if primitive id exists here and *c confirms everything it needs. */
+int pci_impl_runnable(const struct pci_cpu *c, int id);
+
+#pragma GCC visibility pop
+
+#endif /* PCI_IMPL_H */
