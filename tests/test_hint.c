@@ -60,7 +60,8 @@ static int on_resched(void *ctx, size_t done, size_t total)
     return 0;
 }
 
-/* The rule from SPEC section 4, written independently of the library. */
+/* The hint rule (pc_clear_hint in pageclear.h: right, left, then the
+ * neighbourhood), written independently of the library. */
 static size_t model(size_t n, size_t fault, size_t *out)
 {
     long lo = (long)fault - 2, hi = (long)fault + 2, k = 0;

@@ -36,7 +36,7 @@ from . import _pageclear
 GIB = 1 << 30
 MIB = 1 << 20
 
-#: The targets of issue 8: row -> (baseline row, minimum ratio, the size in
+#: The targets docs/python.md states: row -> (baseline row, minimum ratio, the size in
 #: bytes the target is set for). A run at another size shows no verdict.
 TARGETS = {
     "clear(a)": ("a.fill(0)", 1.8, GIB),
