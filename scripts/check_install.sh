@@ -71,7 +71,7 @@ cp "$tmp/use.c" "$tmp/cmake-use/"
 cat > "$tmp/cmake-use/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.16)
 project(use_pageclear C)
-find_package(pageclear 0.2 CONFIG REQUIRED)
+find_package(pageclear 1.0 CONFIG REQUIRED)
 add_executable(use_shared use.c)
 target_compile_options(use_shared PRIVATE -Wall -Wextra -Werror)
 target_link_libraries(use_shared PRIVATE pageclear::pageclear)
