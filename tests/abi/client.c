@@ -404,6 +404,33 @@ static void test_tuning_fields(void)
     CHECK(before_untouched(t) && all((unsigned char *)t + n, MORE, 1));
 }
 
+/* The constants no function's signature carries, which abidw therefore
+ * cannot see (enum pc_threshold, passed as int, and the #defines): the
+ * library still reads this program's values as the header meant them. */
+static void test_constants(void)
+{
+    static const char *const keys[] = {
+        [PC_THRESHOLD_VECTOR_MAX] = "vector_max", [PC_THRESHOLD_NT] = "nt_threshold",
+        [PC_THRESHOLD_COLD_NT] = "cold_nt_threshold",
+        [PC_THRESHOLD_PARALLEL_NT] = "parallel_nt_threshold"};
+    _Static_assert(sizeof(keys) / sizeof(keys[0]) == PC_NTHRESHOLDS, "a key per threshold");
+    struct pc_tuning t;
+    CHECK_EQ(pc_tuning_defaults(&t), 0);
+    for (int i = 0; i < PC_NTHRESHOLDS; i++) {
+        struct pc_threshold_info in;
+        CHECK_EQ(pc_threshold_info(i, &in), 0);
+        CHECK(strcmp(in.key, keys[i]) == 0);
+        CHECK_EQ(pc_tuning_set(&t, i, PC_NEVER), in.never ? 0 : -ERANGE);
+    }
+    /* PC_PAGE_SIZE: a page of pc_clear_pages is that many bytes. */
+    unsigned char *p = slot(SLOT_PAGE);
+    CHECK(PC_PAGE_SIZE == SLOT_PAGE && pc_clear_pages(p, 1) == 0 && all(p, SLOT_PAGE, 0));
+    /* PC_POPULATE_TOUCH is a flag the library takes. */
+    CHECK_EQ(pc_populate(p, SLOT_PAGE, 1, PC_POPULATE_TOUCH), 0);
+    CHECK(strcmp(pc_backing_name(PC_BACKING_4K), "4K") == 0);
+    CHECK(strcmp(pc_backing_name(PC_BACKING_HUGETLB_2M), "hugetlb-2M") == 0);
+}
+
 /* The library this program runs on is the one it was meant to. */
 static void check_library(void)
 {
@@ -435,8 +462,9 @@ int main(void)
     int nout = test_outputs();
     int nin = test_inputs();
     test_tuning_fields();
+    test_constants();
     printf("abi client: a %s program on a %s library: %d output and %d input calls checked "
-           "at 6 sizes each, pc_tuning_get/_set\n",
+           "at 6 sizes each, pc_tuning_get/_set, the constants\n",
            PROG_GROWN ? "newer (grown)" : "1.0", LIB_GROWN ? "newer (grown)" : "current",
            nout, nin);
     return 0;
