@@ -53,9 +53,9 @@ struct check {
     int quick;
 };
 
-static int usage(void)
+void cli_check_usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: pageclear check [--quick] [-n RUNS] [--json|--csv]\n"
             "  pc_clear, pc_clear_batched and pc_clear_cold against every primitive\n"
             "  and the C library's memset, 4KiB..1GiB (4GiB where memory allows),\n"
@@ -63,7 +63,6 @@ static int usage(void)
             "  --quick     5 sizes up to 256MiB, 3 runs (a check that it works)\n"
             "  -n RUNS     interleaved runs per measurement (default %d)\n",
             DEFAULT_RUNS);
-    return CLI_EXIT_USAGE;
 }
 
 /* "profile: KEY = SIZE", the line that sets threshold i to v (the
@@ -127,15 +126,13 @@ static int parse(int argc, char **argv, struct check *c)
         const char *v;
         if (cli_parse_format(argv[i], &c->fmt))
             continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(), -2;
         if (strcmp(argv[i], "--quick") == 0) {
             c->quick = 1;
             continue;
         }
         static const struct cli_opt spec[] = {{'n', "--runs"}, {0, NULL}};
         if (cli_opt_value(spec, "check", argc, argv, &i, &v) < 0)
-            return usage(), -1;
+            return cli_check_usage(stderr), -1;
         if (cli_uint("-n", v, 1, 200, &c->runs) != 0)
             return -1;
     }
@@ -287,8 +284,6 @@ int cli_check(int argc, char **argv)
 {
     struct check c = {0};
     int rc = parse(argc, argv, &c);
-    if (rc == -2)
-        return 0;
     if (rc != 0)
         return CLI_EXIT_USAGE;
     sizes(&c);

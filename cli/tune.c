@@ -125,9 +125,9 @@ struct tune {
     struct cli_records rs;
 };
 
-static int usage(void)
+void cli_tune_usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: pageclear tune [-o FILE|-] [--quick] [-n RUNS] [--json|--csv]\n"
             "  measures this machine's crossovers (vector vs string stores, temporal vs\n"
             "  streaming stores, one thread and all cores) in the cache states warm,\n"
@@ -137,7 +137,6 @@ static int usage(void)
             "  --quick   fewer sizes and %d runs (~20 s)\n"
             "  -n RUNS   interleaved runs per measurement (default %d)\n",
             QUICK_RUNS, DEFAULT_RUNS);
-    return CLI_EXIT_USAGE;
 }
 
 /* Whether a variable that moves the selection is set (PAGECLEAR_IMPL or
@@ -184,8 +183,6 @@ static int parse(int argc, char **argv, struct tune *t)
         const char *v;
         if (cli_parse_format(argv[i], &t->fmt))
             continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(), -2;
         if (strcmp(argv[i], "--quick") == 0) {
             t->quick = 1;
             continue;
@@ -193,7 +190,7 @@ static int parse(int argc, char **argv, struct tune *t)
         static const struct cli_opt spec[] = {{'o', "--output"}, {'n', "--runs"}, {0, NULL}};
         int key = cli_opt_value(spec, "tune", argc, argv, &i, &v);
         if (key < 0)
-            return usage(), -1;
+            return cli_tune_usage(stderr), -1;
         if (key == 'o') {
             if (*v == '\0') {
                 cli_error("tune: -o needs a file name, or '-' for standard output");
@@ -453,8 +450,6 @@ int cli_tune(int argc, char **argv)
 {
     static struct tune t;
     int rc = parse(argc, argv, &t);
-    if (rc == -2)
-        return 0;
     if (rc != 0)
         return CLI_EXIT_USAGE;
     clean_selection(cli_argv);
