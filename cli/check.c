@@ -167,8 +167,16 @@ static void header(const struct check *c)
            "primitive and the C library's memset\n");
     printf("# %s on %s family %u model %u stepping %u (%s)%s\n", pc_version(), h.vendor,
            h.family, h.model, h.stepping, h.features, h.hypervisor ? ", under a hypervisor" : "");
-    printf("# profile: %s%s%s\n", *h.profile ? h.profile : "none",
-           *h.profile_status ? ": " : "", h.profile_status);
+    if (*h.profile != '\0') {
+        printf("# profile: %s%s%s\n", h.profile, *h.profile_status ? ": " : "",
+               h.profile_status);
+    } else { /* the status says "none found" or "none: <why>" */
+        const char *why = h.profile_status;
+        why = strcmp(why, "none found") == 0 ? "none found; 'pageclear tune' writes one"
+              : strncmp(why, "none: ", 6) == 0 ? why + 6
+                                               : why;
+        printf("# profile: no profile, the built-in thresholds (%s)\n", why);
+    }
     printf("# memset: %s", cli_libc_version());
     if (cli_libc_tunables(tun, sizeof(tun)) > 0) {
         printf("; its tunables (ld.so --list-tunables):\n");
@@ -187,7 +195,8 @@ static void header(const struct check *c)
 }
 
 /* Verdict for function fi at size si in state cs, or NULL if the state is
- * not its contract's. Counts shorts in *shorts. */
+ * not its contract's. Counts shorts in shorts[0], those a profile line
+ * would fix in shorts[1]. */
 static const char *verdict(const struct check *c, const struct cli_grid *g, size_t si,
                            enum cli_cache cs, size_t fi, char *buf, size_t n, int *shorts)
 {
@@ -221,7 +230,8 @@ static const char *verdict(const struct check *c, const struct cli_grid *g, size
     fix_line(r, c->sizes[si], c->fns[best].name, fix, sizeof(fix));
     snprintf(buf, n, "short: %s is %.0f%% faster; %s", c->fns[best].name,
              100 * (1 / ratio - 1), fix);
-    (*shorts)++;
+    shorts[0]++;
+    shorts[1] += strncmp(fix, "profile: ", 9) == 0;
     return buf;
 }
 
@@ -280,6 +290,19 @@ static void table(const struct check *c, const struct cli_grid *g, enum cli_cach
     }
 }
 
+/* The last line: a pointer to profile lines only if some were printed. */
+static void summary(const int shorts[2])
+{
+    printf("\n%d short verdict%s: ", shorts[0], shorts[0] == 1 ? "" : "s");
+    if (shorts[0] == 0)
+        printf("the selection in force is within tolerance everywhere\n");
+    else if (shorts[1] > 0)
+        printf("%d with the profile line that would fix it above; 'pageclear tune' "
+               "measures every threshold\n", shorts[1]);
+    else
+        printf("no profile line would fix them (each verdict says why)\n");
+}
+
 int cli_check(int argc, char **argv)
 {
     struct check c = {0};
@@ -300,14 +323,12 @@ int cli_check(int argc, char **argv)
     if (cli_grid_run(&g, "check") != 0)
         return CLI_EXIT_RUNTIME;
     static struct cli_records rs;
-    int shorts = 0;
+    int shorts[2] = {0, 0};
     const enum cli_cache order[] = {CLI_CACHE_USE, CLI_CACHE_COLD, CLI_CACHE_WARM};
     for (size_t i = 0; i < 3; i++)
-        table(&c, &g, order[i], &rs, &shorts);
+        table(&c, &g, order[i], &rs, shorts);
     if (c.fmt == CLI_FMT_DEFAULT)
-        printf("\n%d short verdict%s: %s\n", shorts, shorts == 1 ? "" : "s",
-               shorts ? "see the profile lines above, or run 'pageclear tune'"
-                      : "the selection in force is within tolerance everywhere");
+        summary(shorts);
     else
         cli_records_print(stdout, c.fmt, &rs);
     cli_grid_free(&g);

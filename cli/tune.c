@@ -380,9 +380,12 @@ static int tune_one(struct tune *t, int i)
     }
     struct cli_decision d;
     cli_decide(x, &d);
+    /* a ahead over the whole span measured, for a threshold that cannot
+     * be never: set past the span, and report that value, the one written. */
+    int past = d.threshold == PC_NEVER && !ti.never;
+    if (past)
+        d.threshold = 2 * x->sizes[x->n - 1];
     size_t v = d.threshold;
-    if (v == PC_NEVER && !ti.never) /* a wins over the whole span measured */
-        v = 2 * x->sizes[x->n - 1];
     if (pc_tuning_set(&t->chosen, i, v) != 0) {
         char s[32];
         cli_error("tune: %s = %s is outside what a profile accepts", ti.key,
@@ -391,6 +394,9 @@ static int tune_one(struct tune *t, int i)
     }
     cli_tune_report(t->rep, &t->rs, t->fmt, t->runs, ti.key, store_name(t, r->a),
                     store_name(t, r->b), x, &d, x->dflt, r->all_cores ? t->threads : 1);
+    if (past && t->fmt == CLI_FMT_DEFAULT)
+        fprintf(t->rep, "(%s is ahead at every size measured; %s cannot be never, so it is set "
+                        "past the largest)\n", store_name(t, r->a), ti.key);
     return 0;
 }
 
@@ -434,13 +440,13 @@ static int run(struct tune *t)
         return CLI_EXIT_RUNTIME;
     if (t->fmt != CLI_FMT_DEFAULT) {
         cli_records_print(stdout, t->fmt, &t->rs);
-        fprintf(stderr, "pageclear: tune wrote %s in %.0f s\n", t->out, secs);
+        fputs("pageclear: tune ", stderr);
+        cli_tune_written(stderr, t->out, secs);
         return 0;
     }
     cli_tune_summary(t->rep, &t->chosen);
     if (!to_stdout)
-        fprintf(t->rep, "wrote %s in %.0f s; the library reads it at start (PAGECLEAR_PROFILE=FILE "
-                        "points elsewhere); 'pageclear check' shows what it gives\n", t->out, secs);
+        cli_tune_written(t->rep, t->out, secs);
     else
         fprintf(t->rep, "took %.0f s\n", secs);
     return 0;
