@@ -22,6 +22,7 @@
 #include "buffer.h"
 #include "commands.h"
 #include "contract.h"
+#include "durations.h"
 #include "grid.h"
 #include "libc.h"
 #include "measure.h"
@@ -59,10 +60,11 @@ void cli_check_usage(FILE *f)
             "usage: pageclear check [--quick] [-n RUNS] [--json|--csv]\n"
             "  pc_clear, pc_clear_batched and pc_clear_cold against every primitive\n"
             "  and the C library's memset, 4KiB..1GiB (4GiB where memory allows),\n"
-            "  in the cache states warm, cold and use; a verdict per size and state.\n"
+            "  in the cache states warm, cold and use; a verdict per size and state\n"
+            "  (%s on 2 cores).\n"
             "  --quick     5 sizes up to 256MiB, 3 runs (a check that it works)\n"
             "  -n RUNS     interleaved runs per measurement (default %d)\n",
-            DEFAULT_RUNS);
+            CLI_CHECK_TIME, DEFAULT_RUNS);
 }
 
 /* "profile: KEY = SIZE", the line that sets threshold i to v (the

@@ -30,6 +30,7 @@
 #include "commands.h"
 #include "contract.h"
 #include "decide.h"
+#include "durations.h"
 #include "grid.h"
 #include "measure.h"
 #include "output.h"
@@ -131,12 +132,13 @@ void cli_tune_usage(FILE *f)
             "usage: pageclear tune [-o FILE|-] [--quick] [-n RUNS] [--json|--csv]\n"
             "  measures this machine's crossovers (vector vs string stores, temporal vs\n"
             "  streaming stores, one thread and all cores) in the cache states warm,\n"
-            "  cold and use, and writes a profile the library reads at start\n"
+            "  cold and use, and writes a profile: the library reads the one at the\n"
+            "  default path at start, another when PAGECLEAR_PROFILE=FILE says so\n"
             "  -o FILE   where to write it; '-' prints it (default:\n"
             "            $XDG_CONFIG_HOME/pageclear/profile, ~/.config/pageclear/profile)\n"
-            "  --quick   fewer sizes and %d runs (~20 s)\n"
+            "  --quick   fewer sizes and %d runs: %s on 2 cores (without: %s)\n"
             "  -n RUNS   interleaved runs per measurement (default %d)\n",
-            QUICK_RUNS, DEFAULT_RUNS);
+            QUICK_RUNS, CLI_TUNE_QUICK_TIME, CLI_TUNE_TIME, DEFAULT_RUNS);
 }
 
 /* Whether a variable that moves the selection is set (PAGECLEAR_IMPL or
