@@ -35,6 +35,7 @@ GitHub) naming how the block is checked; a block without one fails:
                                    installing system-wide)
 
 Usage: scripts/snippets.py --build BUILD [--python] [--rust] [FILE...]
+       scripts/snippets.py --markers-only [FILE...]   (ctest snippet_markers)
 """
 
 from __future__ import annotations
@@ -68,7 +69,11 @@ class Block:
     text: str
 
     def where(self) -> str:
-        return f"{self.path.relative_to(SRC)}:{self.line}"
+        return f"{shown(self.path)}:{self.line}"
+
+
+def shown(path: pathlib.Path) -> str:
+    return str(path.relative_to(SRC)) if path.is_relative_to(SRC) else str(path)
 
 
 def blocks(path: pathlib.Path, errors: List[str]) -> List[Block]:
@@ -81,10 +86,10 @@ def blocks(path: pathlib.Path, errors: List[str]) -> List[Block]:
             continue
         end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("```")), None)
         if end is None:
-            errors.append(f"{path.relative_to(SRC)}:{i + 1}: unclosed code block")
+            errors.append(f"{shown(path)}:{i + 1}: unclosed code block")
             break
         m = MARKER.match(lines[i - 1]) if i > 0 else None
-        where = f"{path.relative_to(SRC)}:{i + 1}"
+        where = f"{shown(path)}:{i + 1}"
         if m is None:
             errors.append(f"{where}: no <!-- snippet: KIND --> line before the block")
         elif m.group(1) not in KINDS:
@@ -278,13 +283,23 @@ def check_file(ck: Checker, path: pathlib.Path, errors: List[str]) -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--build", required=True, type=pathlib.Path, help="a CMake build of this tree")
+    p.add_argument("--build", type=pathlib.Path, help="a CMake build of this tree")
+    p.add_argument("--markers-only", action="store_true",
+                   help="only check that every block has a known marker")
     p.add_argument("--python", action="store_true", help="run the Python blocks")
     p.add_argument("--rust", action="store_true", help="build and run the Rust blocks")
     p.add_argument("files", nargs="*", type=pathlib.Path)
     a = p.parse_args()
     files = a.files or [SRC / "README.md", *sorted((SRC / "docs").glob("*.md"))]
     errors: List[str] = []
+    if a.markers_only:
+        n = sum(len(blocks(f.resolve(), errors)) for f in files)
+        for e in errors:
+            print(f"FAIL {e}")
+        print(f"snippets: {n} blocks marked, {len(errors)} failure(s)")
+        return 1 if errors else 0
+    if a.build is None:
+        p.error("--build BUILD is needed to check the blocks")
     with tempfile.TemporaryDirectory(prefix="pageclear-snippets-") as t:
         ck = Checker(a.build.resolve(), pathlib.Path(t), a.python, a.rust)
         for f in files:

@@ -196,7 +196,8 @@ for n in "${chosen[@]}"; do
     python) script_config python scripts/test_python.sh ;;
     rust) script_config rust scripts/test_rust.sh "$prefix" ;;
     snippets) script_config snippets scripts/snippets.py --build build-test/gcc-release \
-                $(python3 -c "import numpy" 2>/dev/null && echo --python) \
+                $(python3 -c "import numpy, os, sysconfig
+assert os.path.exists(sysconfig.get_paths()['include'] + '/Python.h')" 2>/dev/null && echo --python) \
                 $(command -v cargo >/dev/null && echo --rust) ;;
     *) result[$n]="FAILED (test.sh does not know how to run it)"; logof[$n]="" ;;
   esac
