@@ -11,7 +11,7 @@
  * it takes several times longer: `flock /tmp/pageclear-bench.lock
  * /usr/bin/time pageclear tune --quick -o FILE` on the Xeon guest took
  * 35 s wall (29 s of CPU) with the load average at 5, and 187 s and 238 s
- * with it at 15 (seven engineers' test suites beside it). Remeasure on a
+ * with it at 15 (other test suites running beside it). Remeasure on a
  * quiet machine before changing these; the docs follow the test.
  */
 #ifndef PAGECLEAR_CLI_DURATIONS_H

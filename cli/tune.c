@@ -136,7 +136,8 @@ void cli_tune_usage(FILE *f)
             "  default path at start, another when PAGECLEAR_PROFILE=FILE says so\n"
             "  -o FILE   where to write it; '-' prints it (default:\n"
             "            $XDG_CONFIG_HOME/pageclear/profile, ~/.config/pageclear/profile)\n"
-            "  --quick   fewer sizes and %d runs: %s on 2 cores (without: %s)\n"
+            "  --quick   fewer sizes and %d runs: %s on a quiet 2-core machine\n"
+            "            (without: %s)\n"
             "  -n RUNS   interleaved runs per measurement (default %d)\n",
             QUICK_RUNS, CLI_TUNE_QUICK_TIME, CLI_TUNE_TIME, DEFAULT_RUNS);
 }
