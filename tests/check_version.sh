@@ -3,7 +3,7 @@
 # The version is written once, in the file VERSION. CMake and pyproject.toml
 # read it; the files that must repeat it as a literal (the header users
 # read, cargo's manifests and lock file, debian/changelog, the manual page
-# that quotes the header) agree with it.
+# that quotes the header) agree with it, and CHANGELOG.md has its entry.
 # Every file that disagrees is named. `scripts/release.sh --set-version
 # X.Y.Z` rewrites them all.
 # Usage: check_version.sh SOURCE_DIR [CMAKE_PROJECT_VERSION]
@@ -66,6 +66,10 @@ same rust/pageclear/Cargo.toml "the pageclear-sys requirement" \
 same debian/changelog "the newest entry's version" \
     "$(sed -n '1s/^pageclear (\([^)]*\)).*/\1/p' debian/changelog)" "$version"
 
+# CHANGELOG.md: an entry for this version.
+grep -Eqs "^## \[$(echo "$version" | sed 's/\./\\./g')\]" CHANGELOG.md ||
+    bad "CHANGELOG.md: no '## [$version]' entry"
+
 [ $fail -eq 0 ] && echo "check_version: $version in VERSION, CMake, the header, its man page," \
-    "pyproject.toml, the Rust manifests and lock file and debian/changelog"
+    "pyproject.toml, the Rust manifests and lock file, debian/changelog and CHANGELOG.md"
 exit $fail
