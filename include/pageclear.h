@@ -26,8 +26,8 @@ extern "C" {
 #define PC_API
 #endif
 
-#define PC_VERSION_MAJOR 0
-#define PC_VERSION_MINOR 2
+#define PC_VERSION_MAJOR 1
+#define PC_VERSION_MINOR 0
 #define PC_VERSION_PATCH 0
 
 /* The page unit of pc_clear_pages and of the hint neighbourhood. It is the

@@ -71,7 +71,7 @@ cp "$tmp/use.c" "$tmp/cmake-use/"
 cat > "$tmp/cmake-use/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.16)
 project(use_pageclear C)
-find_package(pageclear 0.2 CONFIG REQUIRED)
+find_package(pageclear 1.0 CONFIG REQUIRED)
 add_executable(use_shared use.c)
 target_compile_options(use_shared PRIVATE -Wall -Wextra -Werror)
 target_link_libraries(use_shared PRIVATE pageclear::pageclear)
@@ -86,7 +86,7 @@ check_links "$tmp/cmake-use/build/use_shared" shared
 "$tmp/cmake-use/build/use_static"
 check_links "$tmp/cmake-use/build/use_static" static
 
-step "CMake version rule (same MAJOR.MINOR before 1.0)"
+step "CMake version rule (same MAJOR.MINOR before 1.0, same MAJOR from 1.0)"
 cfgdir="$(dirname "$(find "$prefix" -name pageclearConfigVersion.cmake | head -n1)")"
 version="$(pkg-config --modversion pageclear)"
 IFS=. read -r major minor _ <<<"$version"
@@ -103,7 +103,10 @@ compatible() { # requested version -> TRUE/FALSE from the installed version file
   cmake -DPACKAGE_FIND_VERSION="$1" -DF="$cfgdir/pageclearConfigVersion.cmake" -P "$tmp/version.cmake" 2>&1
 }
 reqs=("$major.$minor.0:TRUE" "$major.$((minor + 1)).0:FALSE" "$((major + 1)).$minor.0:FALSE")
-[ "$minor" -gt 0 ] && reqs+=("$major.$((minor - 1)).0:FALSE")
+# An older minor of the same major: refused before 1.0, met from 1.0 on.
+if [ "$major" -eq 0 ]; then older=FALSE; else older=TRUE; fi
+[ "$minor" -gt 0 ] && reqs+=("$major.$((minor - 1)).0:$older")
+[ "$major" -gt 0 ] && reqs+=("$((major - 1)).$minor.0:FALSE")
 for req in "${reqs[@]}"; do
   got="$(compatible "${req%%:*}")"
   [ "$got" = "${req##*:}" ] || { echo "check_install: find_package(pageclear ${req%%:*}) against $version: $got, expected ${req##*:}" >&2; exit 1; }

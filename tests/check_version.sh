@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # The version is written once, in the file VERSION. CMake and pyproject.toml
 # read it; the files that must repeat it as a literal (the header users
-# read, cargo's manifests and lock file, debian/changelog, the manual page
-# that quotes the header) agree with it, and CHANGELOG.md has its entry.
-# Every file that disagrees is named. `scripts/release.sh --set-version
+# read and its manual page, the -sys crate's copy of its constants, cargo's
+# manifests and lock file, debian/changelog) agree with it, and
+# CHANGELOG.md has its entry. Every file that disagrees is named. `scripts/release.sh --set-version
 # X.Y.Z` rewrites them all.
 # Usage: check_version.sh SOURCE_DIR [CMAKE_PROJECT_VERSION]
 #   CMAKE_PROJECT_VERSION: what CMake configured (ctest passes it).
@@ -40,6 +40,10 @@ mdefine() { sed -n "s/^\.B #define PC_VERSION_$1 \([0-9][0-9]*\)\$/\1/p" man/pc_
 same man/pc_host_get.3 PC_VERSION_MAJOR "$(mdefine MAJOR)" "$major"
 same man/pc_host_get.3 PC_VERSION_MINOR "$(mdefine MINOR)" "$minor"
 same man/pc_host_get.3 PC_VERSION_PATCH "$(mdefine PATCH)" "$patch"
+rdefine() { sed -n "s/^pub const PC_VERSION_$1: c_uint = \([0-9][0-9]*\);\$/\1/p" rust/pageclear-sys/src/lib.rs; }
+same rust/pageclear-sys/src/lib.rs PC_VERSION_MAJOR "$(rdefine MAJOR)" "$major"
+same rust/pageclear-sys/src/lib.rs PC_VERSION_MINOR "$(rdefine MINOR)" "$minor"
+same rust/pageclear-sys/src/lib.rs PC_VERSION_PATCH "$(rdefine PATCH)" "$patch"
 
 # pyproject.toml: a dynamic version, scikit-build-core's regex over VERSION.
 grep -Eq '^dynamic = \[.*"version".*\]' pyproject.toml &&
@@ -71,5 +75,5 @@ grep -Eqs "^## \[$(echo "$version" | sed 's/\./\\./g')\]" CHANGELOG.md ||
     bad "CHANGELOG.md: no '## [$version]' entry"
 
 [ $fail -eq 0 ] && echo "check_version: $version in VERSION, CMake, the header, its man page," \
-    "pyproject.toml, the Rust manifests and lock file, debian/changelog and CHANGELOG.md"
+    "pyproject.toml, the Rust crates, manifests and lock file, debian/changelog and CHANGELOG.md"
 exit $fail

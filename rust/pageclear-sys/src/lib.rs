@@ -35,9 +35,9 @@ use core::ffi::{c_char, c_int, c_uint, c_void};
 use core::marker::{PhantomData, PhantomPinned};
 
 /// Major version of the library these declarations describe.
-pub const PC_VERSION_MAJOR: c_uint = 0;
+pub const PC_VERSION_MAJOR: c_uint = 1;
 /// Minor version of the library these declarations describe.
-pub const PC_VERSION_MINOR: c_uint = 2;
+pub const PC_VERSION_MINOR: c_uint = 0;
 /// Patch version of the library these declarations describe.
 pub const PC_VERSION_PATCH: c_uint = 0;
 
