@@ -22,10 +22,10 @@ fail() { echo "test_deb: $*" >&2; exit 1; }
 scripts/deps.sh --check deb ||
   fail "tools missing (above): scripts/deps.sh deb installs them"
 
-version="$(sed -n 's/^project(pageclear VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
+version="$(cat VERSION)"
 deb_version="$(dpkg-parsechangelog -l debian/changelog -S Version)"
 [ -n "$version" ] && [ "$deb_version" = "$version" ] ||
-  fail "debian/changelog says $deb_version, CMakeLists.txt says $version: add a changelog entry"
+  fail "debian/changelog says $deb_version, VERSION says $version: add a changelog entry"
 
 major="${version%%.*}"
 lib="libpageclear$major"
