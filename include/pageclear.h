@@ -408,7 +408,7 @@ PC_API int pc_profile_format(const struct pc_tuning *t, const char *comment,
 /* Parse the profile text[0, len) (it need not be NUL-terminated). Lines
  * are `key = value` or comments (`#` to the end of the line); blank lines
  * are allowed. The identity keys must match this host and a library of the
- * same MAJOR.MINOR version; threshold keys not given keep the built-in
+ * same MAJOR version; threshold keys not given keep the built-in
  * defaults. On success fills *t and returns 0. On any error *t is left
  * untouched, a one-line reason goes to why (if not NULL and whylen > 0),
  * and the result is -EINVAL (malformed: unknown key, duplicate key, bad
