@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* args.c - argument helpers and error messages for the command. */
 #include <errno.h>
 #include <stdarg.h>

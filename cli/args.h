@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * args.h - argument helpers and error messages (args.c), and the exit
  * statuses every subcommand returns.

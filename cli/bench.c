@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench.c - the default suite (`pageclear`, `pageclear bench`): the kernel
  * work's published tables, reproduced on this machine and scaled to its

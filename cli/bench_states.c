@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench_states.c - the default suite's tables on what perf bench does not
  * show: the cache state (the same extent again, a cold one, a cold one the

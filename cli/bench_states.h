@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench_states.h - the default suite's tables on the cache state and on
  * zero against a non-zero byte (bench_states.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * buffer.c - benchmark buffers backed by a chosen page size: 4 KiB pages,
  * transparent huge pages (madvise) or hugetlb 2 MiB / 1 GiB pages. A page

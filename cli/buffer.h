@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * buffer.h - benchmark buffers backed by a chosen page size, and how much
  * memory the machine has free for them (buffer.c).

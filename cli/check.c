@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * check.c - `pageclear check`: does the selection in force pick the best
  * primitive on this machine? pc_clear, pc_clear_batched and pc_clear_cold

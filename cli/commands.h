@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * commands.h - the subcommands: what main.c's table holds for each, and
  * their entry points.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * contract.h - the tolerances the library's clears are held to, one
  * definition for `check` (its verdicts) and `tune` (where it puts each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * counters.c - L1 data cache loads and misses through perf_event_open, for
  * the calling thread in user and kernel mode. Many guests do not expose

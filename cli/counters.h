@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* counters.h - L1 data cache loads and misses, where the host has them (counters.c). */
 #ifndef PAGECLEAR_CLI_COUNTERS_H
 #define PAGECLEAR_CLI_COUNTERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * decide.c - where `pageclear tune` puts a threshold between two
  * primitives, from what it measured. A pure function of the measurements,

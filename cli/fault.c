@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fault.c - touching memory one byte per page, on several threads, with a
  * SIGBUS guard: demand-faulting hugetlb memory that was mapped without a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* fault.h - touching memory a byte per page, on threads, under a SIGBUS guard (fault.c). */
 #ifndef PAGECLEAR_CLI_FAULT_H
 #define PAGECLEAR_CLI_FAULT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * grid.c - functions x extent sizes x cache states, measured the way the
  * command measures everything (measure.c): per size and state, runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* grid.h - functions x extent sizes x cache states, measured together (grid.c). */
 #ifndef PAGECLEAR_CLI_GRID_H
 #define PAGECLEAR_CLI_GRID_H

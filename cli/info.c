@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * info.c - `pageclear info`: what the figures on this machine depend on.
  * CPU, the features the library confirmed, caches, the primitive chosen per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * libc.c - what the C library's memset is: its version and, on glibc, the
  * tunables that decide when it switches strategy (rep stosb, streaming

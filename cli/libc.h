@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* libc.h - what the C library's memset is (libc.c). */
 #ifndef PAGECLEAR_CLI_LIBC_H
 #define PAGECLEAR_CLI_LIBC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * list.c - `pageclear list`: the library's clearing primitives, one line
  * each (name, architecture, required features, cache behaviour, what it

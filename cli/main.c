@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * main.c - the `pageclear` command: the table of subcommands, the
  * dispatch from it and the top-level usage printed from it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * measure.c - the functions a clearing benchmark can time (pc_clear and
  * its siblings, glibc's memset, each primitive) and the timing core every

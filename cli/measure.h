@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * measure.h - the functions a clearing benchmark can time and the timing
  * core every workload shares (measure.c).

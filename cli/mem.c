@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * mem.c - `pageclear mem memset|clear`: bandwidth of clearing a buffer, in
  * perf bench mem's manner. The buffer is mapped with MAP_POPULATE and

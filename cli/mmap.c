@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * mmap.c - `pageclear mmap`: the kernel's fault path, in perf bench mem
  * mmap's manner. Each loop maps SIZE bytes (with MAP_POPULATE for -f

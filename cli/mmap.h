@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * mmap.h - the kernel's fault path timed (mmap.c): `pageclear mmap` and
  * the default suite's fault table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * output.c - the command's output formats. Bandwidth is always GB/s, that
  * is 10^9 bytes per second (perf bench's "GB/sec" is 2^30: multiply ours

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * output.h - the command's output formats: records of measurements,
  * printed one by one or gathered and printed at the end, and progress on

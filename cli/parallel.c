@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * parallel.c - `pageclear parallel` and the default suite's table 6:
  * pc_clear_parallel and pc_populate from one thread to all cores, against

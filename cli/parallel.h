@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * parallel.h - clear and populate scaling (parallel.c): `pageclear
  * parallel` and the default suite's table.

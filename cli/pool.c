@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * pool.c - `pageclear pool` and the default suite's table 5.
  *

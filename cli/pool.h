@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* pool.h - the init_on_alloc table (pool.c): `pageclear pool` and the default suite's. */
 #ifndef PAGECLEAR_CLI_POOL_H
 #define PAGECLEAR_CLI_POOL_H

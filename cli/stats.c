@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* stats.c - statistics over repeated runs, and the clock they use. */
 #include <math.h>
 #include <stddef.h>

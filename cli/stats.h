@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* stats.h - statistics over repeated runs, and the clock they use (stats.c). */
 #ifndef PAGECLEAR_CLI_STATS_H
 #define PAGECLEAR_CLI_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * target.c - what a timed call clears, in one of three cache states:
  *   warm  the same extent again and again (perf bench's method): after the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * target.h - what the timed calls clear, in one of three cache states
  * (target.c says what each means).

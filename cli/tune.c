@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tune.c - `pageclear tune`: measure this machine's crossovers and write a
  * profile. The library picks among three kinds of stores (vector stores

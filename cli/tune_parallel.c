@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tune_parallel.c - the crossover with every core clearing at once. A
  * streaming store's edge changes when all cores compete for the memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tune_parallel.h - tune's measurement for parallel_nt_threshold: every
  * core clearing its share of an extent at once, as pc_clear_parallel does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tune_report.c - what `pageclear tune` prints and writes: the table
  * behind each threshold with the choice and its reason, the records for

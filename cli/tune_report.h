@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tune_report.h - what `pageclear tune` prints and writes: the table
  * behind each threshold, and the profile file (tune_report.c).

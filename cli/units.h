@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * units.h - the binary units the command's sizes are written in: one
  * definition for every file (sizes print as KiB, MiB, GiB: args.c).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Cross-compile for arm64 with Debian's gcc-aarch64-linux-gnu; ctest runs
 # the test programs under qemu-user, so dc zva and stp execute for real.
 set(CMAKE_SYSTEM_NAME Linux)

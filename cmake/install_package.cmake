@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The CMake package: find_package(pageclear CONFIG) then
 # target_link_libraries(app PRIVATE pageclear::pageclear) (or
 # pageclear::pageclear_static). Included from the top-level CMakeLists.txt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * arena.c - a request arena whose allocations always read as zero, on a
  * zeroed-page pool.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * demand_zero.c - a region zeroed on demand, one 2 MiB folio per fault,
  * with the faulting address's neighbourhood cleared last.

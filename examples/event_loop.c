@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * event_loop.c - clearing a multi-GiB buffer from an event loop, in units,
  * with progress reports and cancellation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * vmm_guest.c - a VMM's guest memory: faulted in on all cores before the
  * guest starts, scrubbed with streaming stores when it is given back.

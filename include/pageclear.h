@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * pageclear.h - extent-aware memory clearing for user space.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Check an installed pageclear the ways a user consumes it:
 #   1. pkg-config, shared and static;
 #   2. CMake find_package(pageclear CONFIG), pageclear::pageclear (shared)

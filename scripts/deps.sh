@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # What building, running and testing pageclear needs on Debian 12, section by
 # section: `run` (the main job, scripts/run.sh) and one section per
 # configuration of scripts/test.sh (`scripts/test.sh --list`). The one place

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Charts for `pageclear --plot DIR`: reads the suite's results.json (the
 record schema is docs/results.schema.json) and writes PNGs into DIR:
   units.png    bandwidth by unit size, one line per primitive, per extent

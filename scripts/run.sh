@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The main job: install what is missing, build (Release), run `pageclear`
 # with the arguments given (none: the default suite).
 set -euo pipefail

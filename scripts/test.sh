@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # pageclear's tests, by configuration (`scripts/test.sh --list`): first the
 # CMake configurations, which are CMakePresets.json's workflow presets
 # (configure, build, ctest; `cmake --workflow --preset NAME` runs one by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Build the Debian packages (libpageclear0, libpageclear-dev, pageclear) the
 # way a packager would, `dpkg-buildpackage -us -uc -b`, out of a copy of the
 # tree (it writes into the parent directory), then:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The Python package, as a new user gets it: a fresh venv, `pip install .`
 # (scikit-build-core builds the C library and the extension from this
 # tree), then the pytest suite and mypy --strict on the package. Also checks

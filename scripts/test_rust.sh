@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The Rust crates (rust/): formatting, clippy, unit/integration/doc tests of
 # both crates with the library built from source; the same tests with the
 # `pkg-config` feature against an installed libpageclear (shared, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * batch.h - the batching core (clear.c) shared by pc_clear_batched and the
  * hint clear (zero_hint.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * clear.c - the clearing entry points and batching: units with a resched
  * point before each, shaped by the preemption model.

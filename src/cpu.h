@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * cpu.h - what the CPU and OS can run, as src/arch/<arch>/cpu.c detects it
  * and everything else reads it.

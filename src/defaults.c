@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * defaults.c - the thresholds' built-in defaults: one rule per row of
  * thresholds.def, from the CPU and the defaults of the rows above it, each

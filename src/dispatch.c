@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * dispatch.c - the selection in force: the thresholds' defaults with the
  * profile and the PAGECLEAR_* variables on top, the PAGECLEAR_IMPL override

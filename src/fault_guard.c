@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fault_guard.c - touching pages with SIGBUS and SIGSEGV turned into error
  * codes, for pc_populate's fallback on kernels without MADV_POPULATE_WRITE.

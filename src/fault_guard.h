@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fault_guard.h - touching pages with faults turned into error codes
  * (fault_guard.c), pc_populate's fallback.

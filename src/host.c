@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * host.c - the detected CPU, cached once, and the public summary of what
  * the library found and the thresholds in force.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * impl.c - the primitive table (expanded from impl.def) and the public
  * introspection over it.

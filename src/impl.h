@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * impl.h - the primitive table (impl.c, expanded from impl.def): what each
  * primitive is, what it needs, and whether this CPU can run it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * numa.c - the NUMA nodes that have CPUs, read from sysfs, so the
  * parallel workers can be spread over them.

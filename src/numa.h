@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * numa.h - the NUMA nodes with CPUs, from sysfs (numa.c), for placing the
  * parallel workers.

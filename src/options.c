@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * options.c - PAGECLEAR_* environment tunables, read once on first use.
  * A bad value prints one line on stderr and keeps the default.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * options.h - the PAGECLEAR_* environment tunables, parsed once (options.c).
  */

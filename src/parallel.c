@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * parallel.c - clearing and populating on several threads. The threads are
  * a persistent worker pool, started on first use and kept for the life of

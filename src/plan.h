@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * plan.h - the selection and the hot path: the pure selector (select.c),
  * the plans it is resolved into for every length, and the inline look-up

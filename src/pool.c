@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * pool.c - a pool of zeroed pages: user space's init_on_alloc and
  * init_on_free. Programs that recycle memory can skip the kernel's

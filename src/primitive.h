@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * primitive.h - what the primitives share (src/arch/ and the portable one):
  * their signatures, one declaration per primitive compiled here (from

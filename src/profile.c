@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * profile.c - per-host profiles: the thresholds `pageclear tune` measured,
  * in a text file headed by what identifies the CPU and the library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * profile.h - what the profile files share (profile.c parses, profile_format.c
  * writes, profile_load.c finds and reads): the format's limits, its keys and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * profile_format.c - writing a profile for this host (pc_profile_format):
  * the identity lines, then one line per threshold, in the format profile.c

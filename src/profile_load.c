@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * profile_load.c - finding and reading the profile once at start:
  * PAGECLEAR_PROFILE if set (then a missing file is an error; set and

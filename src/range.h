@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * range.h - the argument check every entry point taking an extent makes.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * select.c - choosing the primitive: a pure selector from CPU features,
  * thresholds and extent length (one per plan kind: pc_clear, the hint's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * thresholds.c - the threshold table (expanded from thresholds.def), the
  * internal struct pci_tuning against the public struct pc_tuning, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tuning.h - the selection's thresholds, one list (thresholds.def) indexed
  * by enum pc_threshold: the table (thresholds.c), the built-in defaults

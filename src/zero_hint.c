@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * zero_hint.c - clearing around a hint, in the kernel's folio_zero_user
  * order: the range right of the hint's neighbourhood, then the range left of

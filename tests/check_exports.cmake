@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Fails if the shared library exports anything but pc_* functions.
 execute_process(COMMAND ${NM} -D --defined-only ${LIB} OUTPUT_VARIABLE syms
                 RESULT_VARIABLE rc)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Validate pageclear's JSON output against docs/results.schema.json.
 
 Uses only the standard library: it interprets the subset of JSON Schema the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The manual pages: every page renders without a single groff or man
 # warning, every alias resolves, and every PC_API function in the public
 # header has a section-3 page (its own or an alias) whose SYNOPSIS declares

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Fails if a primitive's object file references memset: the primitives are
 # compiled with -fno-builtin so that their loops are never turned into calls
 # to the function they are measured against. OBJS is a |-separated list.

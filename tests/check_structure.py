@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The tree stays simple to walk: no C file in src/ or cli/ over FILE_MAX
 lines, no function there over FUNC_MAX lines (from the line holding its
 opening brace at column 0 to its closing brace at column 0, the house

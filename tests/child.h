@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * child.h - running this test program again as a child with a controlled
  * environment, for what the library reads once per process (PAGECLEAR_*

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The command's error paths: a clear message and exit status 2 for usage
 # errors, 1 for run-time failures; never a crash.
 bin="$1"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # What users and scripts read must not change by accident: `pageclear
 # list` (support markers aside), the labels of `pageclear info`, the
 # profile format, and the shape of `check --json` (its keys and, for the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The command end to end: the quick default suite and each workload in
 # every output format, JSON checked against docs/results.schema.json.
 # Usage: cli_suite.sh PAGECLEAR SOURCE_DIR

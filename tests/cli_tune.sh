@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # `pageclear tune` and `pageclear check` end to end (--quick): tune writes
 # a profile the library then takes (in force, no warning), to -o FILE, to
 # the user's default place, or to stdout; with a profile in force it

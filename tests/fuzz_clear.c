@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fuzz_clear.c - fuzz target over (offset, length, hint, unit, model,
  * primitive) inside a buffer fenced by guard pages. Whatever the input,

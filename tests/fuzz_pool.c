@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fuzz_pool.c - fuzz target over sequences of pool operations: allocate,
  * free (valid, interior, foreign, double), write, for each policy. A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fuzz_profile.c - fuzz target for pc_profile_parse: arbitrary bytes,
  * alone or spliced into this host's valid identity lines so the fuzzer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * harness.h - what every test program shares: CHECK macros that report
  * and exit, buffers fenced by PROT_NONE guard pages, and a non-zero

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Hugetlb memory for real: reserve 2 MiB pages (as root), run the workloads
 # on them, check every page is given back, and restore the reservation.
 # Exit 77 (skipped) where pages cannot be reserved.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * print_profile.c - prints the profile pc_profile_format writes for fixed
  * thresholds and a two-line comment, for tests/cli_golden.sh: the format

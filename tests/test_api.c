@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_api.c - the public contracts: bad input returns the documented
  * errno and writes nothing, zero lengths write nothing, introspection

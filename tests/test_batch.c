@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_batch.c - batching: the number and sizes of units the callback
  * sees, that each unit clears a prefix in order, cancellation, and each

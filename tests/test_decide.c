@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_decide.c - where `pageclear tune` puts a threshold (cli/decide.c),
  * fed synthetic machines: a clear crossover, one primitive winning

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_hint.c - the folio_zero_user order, observed: with one-page units
  * the resched callback runs between pages, so the test sees which page

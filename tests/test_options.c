@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_options.c - PAGECLEAR_* environment variables. Options are read
  * once per process, so each case re-runs this program as a child with its

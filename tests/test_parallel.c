@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_parallel.c - pc_clear_parallel against the reference at several
  * thread counts, pc_populate on both of its paths (MADV_POPULATE_WRITE and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_pool.c - the zeroed-page pool: every error path, the policies seen
  * through their clear counts, reuse never leaking an old owner's data, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_primitives.c - every primitive this host can run, and pc_clear
  * itself, against the reference: the cleared range reads zero and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_profile.c - the profile text format: pc_profile_format writes what
  * pc_profile_parse reads back; every refusal (malformed, out of range,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_profile_load.c - finding, reading and applying the profile, which
  * the library does once per process: each case re-runs this program as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_select.c - the selector as a pure function: fed synthetic CPUs, it
  * never picks a primitive that CPU cannot run, honours the thresholds and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """pageclear: fast, extent-aware memory clearing for Python buffers.
 
 A thin layer over libpageclear (built from the same repository). It clears

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """``python -m pageclear``: commands around the package (``bench``)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Type information for the C extension module (see pageclear/__init__.py)."""
 
 from typing import Any, Callable, Dict, List, Optional, Union

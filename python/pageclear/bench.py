@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """``python -m pageclear bench``: pageclear against numpy's own ways, as ratios.
 
 Two groups, each measured in one run with the candidates interleaved (every

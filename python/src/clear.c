@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * clear.c - clear, clear_hint, clear_batched and populate on any writable
  * buffer.

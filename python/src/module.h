@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * module.h - shared declarations of the _pageclear extension module.
  *

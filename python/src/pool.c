@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * pool.c - the zeroed-page pool as two types: _Pool owns a struct pc_pool;
  * _Block is one allocation from it, a writable buffer exporter.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Shared helpers for the pageclear tests."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """clear_batched's callback, cancellation and Ctrl-C; the GIL released
 during every long call."""
 

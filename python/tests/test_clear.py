@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """clear, clear_hint and populate on every kind of buffer: what is zeroed,
 what is left alone, what is refused."""
 

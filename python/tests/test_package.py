@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The package as a whole: version, introspection, zeros, numpy being
 optional, the documented examples, the stubs, and the bench command."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Pool: allocations read as zero under every policy, errors, and lifetime:
 memory outliving the pool object or the with block, close with allocations
 out, threads, fork."""

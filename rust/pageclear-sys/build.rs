@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Builds libpageclear for the crate, or finds an installed one.
 //!
 //! Default: compile the C sources the crate carries (`c/`, links into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Raw declarations of libpageclear's C API (`include/pageclear.h`).
 //!
 //! libpageclear zeroes memory with the primitive that is fastest for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! src/sources.list is the one list of the library's sources and flags,
 //! read by CMakeLists.txt and by the build script. Checked here: the tree
 //! against the list; what the build script compiled against the list; and,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `cargo bench`: pageclear's clear against what Rust programs use today
 //! (`slice.fill(0)` and `ptr::write_bytes`, both ending in the C library's
 //! memset), from 4 KiB to 1 GiB; and clear_parallel by thread count.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Batched clearing: units with a callback (a resched point) before each.
 
 use std::any::Any;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Clearing slices: one call, cold, typed, uninitialised, around a hint, in
 //! parallel, and populating.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The crate's error: a negative errno value from the C library, named.
 
 use std::fmt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What the library detected, which primitive it picks, the primitives
 //! themselves, and the thresholds (profiles).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Fast, extent-aware memory clearing: the safe Rust API of libpageclear.
 //!
 //! `slice.fill(0)` and `ptr::write_bytes` end in the C library's `memset`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The zeroed-page pool: init_on_alloc / init_on_free in user space.
 
 use std::ffi::CStr;

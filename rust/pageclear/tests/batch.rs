@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Batched clearing: the callback's arguments, the preemption models,
 //! cancellation and its cleared prefix, and panics in the callback.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Every clearing function against the reference (the range zeroed, every
 //! byte around it untouched) at odd offsets and lengths.
 

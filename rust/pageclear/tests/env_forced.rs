@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! PAGECLEAR_IMPL reaches the library (read once, on first use): this
 //! binary sets it before any call and has this one test alone.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Host facts, selection names, primitives, sizes and profiles.
 
 use pageclear::{Cache, ErrorKind, Tuning};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The pool: zeroed allocations under every policy, errors, stats, drop
 //! order and threads.
 

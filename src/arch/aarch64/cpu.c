@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * cpu.c (aarch64) - dc zva usability and block size from DCZID_EL0, which
  * EL0 may always read (Arm ARM D23.2). Bit 4 (DZP) set means dc zva is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * zero.c - arm64 primitives: dc zva per block and stp pairs.
  * dc zva zeroes one naturally aligned block of the size cpu.c read from

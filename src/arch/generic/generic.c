@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * generic.c - the portable primitive: the fallback on every architecture
  * without one of its own, and the reference the tests compare others to.

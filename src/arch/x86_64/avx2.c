@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * avx2.c - 32-byte AVX2 stores, temporal and non-temporal (shape in
  * vector_store.h). Compiled with a target attribute so the library stays

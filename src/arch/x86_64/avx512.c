@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * avx512.c - 64-byte AVX-512 stores, temporal and non-temporal (shape in
  * vector_store.h). Compiled with a target attribute so the library stays

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * cpu.c (x86-64) - what this CPU and OS can run, from cpuid and xgetbv.
  * A vector feature counts only if cpuid reports it AND the OS has enabled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * probe.c - x86-64-probe, an experiment in deciding per call what no
  * static threshold can: whether the extent is in cache. It times a load

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * string.c - x86-64 primitives on general-purpose stores: the unrolled
  * movq loop and the two string instructions. All three run on every

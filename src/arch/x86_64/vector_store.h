@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * vector_store.h - the one shape of the vector primitives, expanded by
  * avx2.c and avx512.c with their own vector type and intrinsics:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What the crate declares, written by hand: every struct with its fields,
 //! enum with its constants, constant, function and function-pointer typedef
 //! of src/lib.rs, each with its Rust type. This module compiles only if

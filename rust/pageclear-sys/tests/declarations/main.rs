@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The declarations of src/lib.rs against the header they bind, as the C
 //! compiler sees them, without parsing C. From the lists of lists.rs (which
 //! compile only if they are src/lib.rs's declarations):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Test helpers: a page-aligned arena filled with a pattern that has no
 //! zero byte, and the reference result of zeroing a range of it.
 #![allow(dead_code)] // each test binary uses its own subset
