@@ -24,7 +24,7 @@ export HOME="$tmp/home"
 export PAGECLEAR_PROFILES_DIR="$tmp/no-shipped"
 
 step "tune --quick --json -o FILE"
-"$bin" tune --quick --json -o "$tmp/prof" > "$tmp/tune.json" 2> "$tmp/tune.err" ||
+"$bin" tune --quick -n 2 --json -o "$tmp/prof" > "$tmp/tune.json" 2> "$tmp/tune.err" ||
     bad "tune exit $?"
 # A host with streaming stores has thresholds to measure; one without
 # (the portable build) has none, and says so with an empty array.
@@ -45,12 +45,12 @@ for key in vector_max nt_threshold cold_nt_threshold parallel_nt_threshold; do
 done
 
 step "tune --quick to the default place, then with that profile in force"
-"$bin" tune --quick > "$tmp/tune.txt" 2>&1 || bad "tune (default place) exit $?"
+"$bin" tune --quick -n 2 > "$tmp/tune.txt" 2>&1 || bad "tune (default place) exit $?"
 grep -q "^chose vector_max = " "$tmp/tune.txt" || bad "tune did not say what it chose"
 grep -q "wrote $HOME/.config/pageclear/profile" "$tmp/tune.txt" || bad "tune did not name the file"
 "$bin" info | grep -q "^profile: .*home/.config/pageclear/profile (in force, the user's)$" ||
     bad "the default profile is not in force"
-"$bin" tune --quick -o - > "$tmp/prof2" 2> "$tmp/tune2.err" || bad "tune -o - exit $?"
+"$bin" tune --quick -n 2 -o - > "$tmp/prof2" 2> "$tmp/tune2.err" || bad "tune -o - exit $?"
 grep -q "set aside" "$tmp/tune2.err" || bad "tune measured with a profile in force"
 grep -q "^format = 1$" "$tmp/prof2" || bad "tune -o - printed no profile"
 PAGECLEAR_PROFILE="$tmp/prof2" "$bin" info 2>&1 | grep -q "(in force, named by PAGECLEAR_PROFILE)" ||
@@ -98,7 +98,7 @@ grep -q "/proc/nonexistent/dir/profile does not exist; measuring" "$tmp/if.err" 
 grep -q "cannot create the directory" "$tmp/if.err" || bad "--if-needed (none) wrote somewhere"
 
 step "check --quick --json"
-"$bin" check --quick --json > "$tmp/check.json" || bad "check exit $?"
+"$bin" check --quick -n 2 --json > "$tmp/check.json" || bad "check exit $?"
 $check "$tmp/check.json" --expect check || bad "check JSON"
 python3 - "$tmp/check.json" <<'PY' || bad "check verdicts"
 import json, sys
@@ -118,7 +118,7 @@ assert "glibc" in {r["function"] for r in recs}
 PY
 
 step "check --quick tables"
-PAGECLEAR_PROFILE="$tmp/prof" "$bin" check --quick > "$tmp/check.txt" || bad "check exit $?"
+PAGECLEAR_PROFILE="$tmp/prof" "$bin" check --quick -n 2 > "$tmp/check.txt" || bad "check exit $?"
 for h in "## use" "## cold" "## warm" "# profile: .*prof: in force" "# memset: " "short verdict"; do
     grep -q -- "$h" "$tmp/check.txt" || bad "check output lacks '$h'"
 done
