@@ -167,7 +167,8 @@ impl Primitive {
     fn get(index: usize) -> Option<Primitive> {
         let mut info = std::mem::MaybeUninit::<sys::pc_impl_info>::uninit();
         // SAFETY: a writable struct; an index out of range returns -ENOENT.
-        let rc = unsafe { sys::pc_impl_get(index, info.as_mut_ptr()) };
+        let rc =
+            unsafe { sys::pc_impl_get(index, info.as_mut_ptr(), size_of::<sys::pc_impl_info>()) };
         if rc != 0 {
             return None;
         }
@@ -330,7 +331,7 @@ pub struct Host {
 pub fn host() -> Host {
     let mut raw = std::mem::MaybeUninit::<sys::pc_host>::uninit();
     // SAFETY: a writable struct.
-    let rc = unsafe { sys::pc_host_get(raw.as_mut_ptr()) };
+    let rc = unsafe { sys::pc_host_get(raw.as_mut_ptr(), size_of::<sys::pc_host>()) };
     crate::clear::expect_ok("pc_host_get", rc);
     // SAFETY: filled by pc_host_get (rc == 0).
     let h = unsafe { raw.assume_init() };
@@ -410,7 +411,7 @@ impl Tuning {
     pub fn defaults() -> Tuning {
         let mut raw = std::mem::MaybeUninit::<sys::pc_tuning>::uninit();
         // SAFETY: a writable struct.
-        let rc = unsafe { sys::pc_tuning_defaults(raw.as_mut_ptr()) };
+        let rc = unsafe { sys::pc_tuning_defaults(raw.as_mut_ptr(), size_of::<sys::pc_tuning>()) };
         crate::clear::expect_ok("pc_tuning_defaults", rc);
         // SAFETY: filled (rc == 0).
         Tuning::from_raw(&unsafe { raw.assume_init() })
@@ -443,6 +444,7 @@ impl Tuning {
                 text.as_ptr().cast(),
                 text.len(),
                 raw.as_mut_ptr(),
+                size_of::<sys::pc_tuning>(),
                 why.as_mut_ptr(),
                 WHY_LEN,
             )
@@ -475,11 +477,12 @@ impl Tuning {
         let raw = self.to_raw();
         // First the length (size 0 writes nothing), then the text.
         // SAFETY: a valid tuning; NULL buf with size 0 is allowed.
-        let n = unsafe { sys::pc_profile_format(&raw, cptr, std::ptr::null_mut(), 0) };
+        let tsize = size_of::<sys::pc_tuning>();
+        let n = unsafe { sys::pc_profile_format(&raw, tsize, cptr, std::ptr::null_mut(), 0) };
         Error::check(n)?;
         let mut buf = vec![0 as c_char; n as usize + 1];
         // SAFETY: buf is writable for buf.len() bytes.
-        let m = unsafe { sys::pc_profile_format(&raw, cptr, buf.as_mut_ptr(), buf.len()) };
+        let m = unsafe { sys::pc_profile_format(&raw, tsize, cptr, buf.as_mut_ptr(), buf.len()) };
         Error::check(m)?;
         assert_eq!(m, n, "pc_profile_format: two lengths for the same profile");
         Ok(array_string(&buf))
