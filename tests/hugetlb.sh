@@ -7,6 +7,13 @@ set -u
 bin="$1"
 dir=/sys/kernel/mm/hugepages/hugepages-2048kB
 [ -w "$dir/nr_hugepages" ] || { echo "skip: cannot reserve hugetlb pages here (not root?)"; exit 77; }
+# The reservation is machine-wide: another run reserving or using huge pages
+# at the same time would move the counts checked below. Everything of this
+# project that reserves them takes this lock first.
+if command -v flock >/dev/null; then
+    exec 9>"${PAGECLEAR_HUGETLB_LOCK:-/tmp/pageclear-hugetlb.lock}"
+    flock 9
+fi
 old=$(cat "$dir/nr_hugepages")
 restore() { echo "$old" > "$dir/nr_hugepages"; }
 trap restore EXIT
