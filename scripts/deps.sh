@@ -154,6 +154,13 @@ sec_snippets() {
   need -o "Python.h (the Python blocks' extension)" apt:python3-dev py_headers
   need -o "cargo (the Rust blocks built and run)" "manual:install Rust with rustup, https://rustup.rs" has cargo
 }
+# scripts/release.sh: the packages' tools, and gcc-release's to build and
+# test the source tarball from scratch.
+sec_release() {
+  cmake_make; gcc_c; native_suite
+  sec_deb; sec_python
+  need cargo "manual:install Rust with rustup, https://rustup.rs" has cargo
+}
 
 sections() { declare -F | sed -n 's/^declare -f sec_//p' | paste -sd' '; }
 check=""
