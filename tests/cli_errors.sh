@@ -43,7 +43,9 @@ expect 2 "not a whole number" mem clear -s 1M -l 0
 expect 2 "not a whole number" mem clear -s 1M -n x
 expect 2 "-s SIZE is required" mmap
 expect 2 "at least 1 byte" mmap -s 0
-expect 2 "not populate or demand" mmap -s 1M -f lazily
+expect 2 "not populate, demand or anon-w-seq" mmap -s 1M -f lazily
+expect 2 "not anon-w-seq" mmap -s 1M -f anon-w-seq -r 3
+expect 1 "less than one 2MB page for each of 4 threads" mmap -s 4M -p 2MB -f anon-w-seq -t 4 -l 1
 expect 2 "not a whole number" mmap -s 1M -t 0
 expect 2 "not a whole number" mmap -s 1M -r -4
 expect 2 "invalid page size" mmap -s 1M -p 64KB
