@@ -32,6 +32,7 @@ int cli_pool(int argc, char **argv);
 int cli_parallel(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_tune(int argc, char **argv);
+int cli_compare(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_list(int argc, char **argv);
 

@@ -52,6 +52,9 @@ expect 2 "invalid page size" mmap -s 1M -p 64KB
 expect 1 "does not fit" mmap -s 64TB -l 1
 expect 1 "does not fit" mmap -s 1TB -p thp -l 1
 expect 1 "does not fit" mem clear -s 1TB -n 1
+expect 2 "two results files or more" compare
+expect 2 "cannot open" compare /nonexistent/a.json /nonexistent/b.json
+expect 2 "unknown option" compare --bogus a.json b.json
 expect 2 "not a whole number" bench --runs 0
 expect 2 "unknown option" bench --frobnicate
 expect 2 "unknown option" --frobnicate
