@@ -125,6 +125,8 @@ static void print_cell(FILE *f, const struct cmp_cell *c, size_t col, int last)
         snprintf(b, sizeof(b), "-");
     else if (!c->tested)
         snprintf(b, sizeof(b), "%+.1f%% (no runs)", c->change_pct);
+    else if (cmp_significant(c) && c->t.p < 0.0005) /* it would print as 0.000 */
+        snprintf(b, sizeof(b), "%+.1f%% (p<0.001)", c->change_pct);
     else if (cmp_significant(c))
         snprintf(b, sizeof(b), "%+.1f%% (p=%.3f)", c->change_pct, c->t.p);
     else if (c->t.min_p >= CLI_UTEST_ALPHA)

@@ -270,6 +270,19 @@ static void host(void)
     set(CLI_ENV_profile, v);
 }
 
+/* The variables that change what is measured: the library's PAGECLEAR_*
+ * (a threshold, a forced primitive, a profile) and glibc's tunables (its
+ * memset's strategy). */
+static void overrides(void)
+{
+    char out[VALUE_MAX] = "";
+    for (char **e = environ; e && *e; e++)
+        if (strncmp(*e, "PAGECLEAR_", 10) == 0 || strncmp(*e, "GLIBC_TUNABLES=", 15) == 0)
+            snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", out[0] ? " " : "",
+                     *e);
+    set(CLI_ENV_overrides, out[0] ? out : "none");
+}
+
 static void gather(void)
 {
     static int done;
@@ -303,6 +316,7 @@ static void gather(void)
                '[', ']', v, sizeof(v)))
         set(CLI_ENV_thp_defrag, v);
     hugepages();
+    overrides();
     set(CLI_ENV_libc, cli_libc_version());
 }
 

@@ -28,6 +28,7 @@
     X(thp_defrag, "THP defrag setting")                                                  \
     X(hugepages, "hugetlb pages reserved, per size")                                     \
     X(profile, "the pageclear profile in force, or why none is")                         \
+    X(overrides, "PAGECLEAR_* and GLIBC_TUNABLES variables set")                          \
     X(libc, "the C library")
 
 enum cli_env_key {
