@@ -140,10 +140,12 @@ def key(r):
 
 
 def verify(cmp_path, files):
-    """Each row's medians, changes, U and p against the files' own runs."""
+    """Each row's medians, spreads, changes, U and p against the files' own
+    runs, and each table's geometric means."""
     out = load(cmp_path)
     docs = [load(f) for f in files]
     checked = 0
+    medians = {}  # section: row: each file's median, from the runs
     for row in out["rows"]:
         k = (row["workload"], row["function"], row["size"], row["chunk"], row["page"],
              row["threads"], row["cache"], row["stores"])
@@ -157,6 +159,13 @@ def verify(cmp_path, files):
             v = runs(recs[0], row["metric"])
             # written to 9 significant digits
             assert math.isclose(cell["median"], statistics.median(v), rel_tol=1e-8), (row, v)
+            # the sample standard deviation in % of the mean; none (0) for
+            # one run, or for runs of mean 0 (system time below a tick)
+            mean = statistics.fmean(v)
+            sd = 100 * statistics.stdev(v) / mean if len(v) > 1 and mean != 0 else 0
+            assert math.isclose(cell["stdev_pct"], sd, rel_tol=1e-6, abs_tol=1e-6), (row, sd)
+            medians.setdefault(section(row), {}).setdefault(id(row), []).append(
+                statistics.median(v))
             if i == 0:
                 base = v
                 continue
@@ -175,7 +184,31 @@ def verify(cmp_path, files):
                 assert math.isclose(cell["change_pct"], want, rel_tol=1e-6, abs_tol=1e-6), row
             checked += 1
     assert checked > 0, "nothing compared"
+    verify_geomeans(out, medians, len(files))
     print(f"ok: {checked} comparisons agree with the reference")
+
+
+def section(row):
+    return (row["workload"], row["metric"], row["unit"])
+
+
+def verify_geomeans(out, medians, nfiles):
+    """Each table's geometric mean per file: over the rows in every file
+    with positive medians, exp of the mean of their logs; the change the
+    ratio of two such means."""
+    got = {section(g): g for g in out["geomeans"]}
+    for sec, rows in medians.items():
+        full = [m for m in rows.values() if len(m) == nfiles and min(m) > 0]
+        if not full:
+            continue
+        g = got[sec]
+        assert g["rows"] == len(full), (sec, g, len(full))
+        want = [math.exp(statistics.fmean(math.log(m[f]) for m in full)) for f in range(nfiles)]
+        for f in range(nfiles):
+            assert math.isclose(g["values"][f], want[f], rel_tol=1e-6), (sec, g, want)
+            if f:
+                assert math.isclose(g["change_pct"][f], 100 * (want[f] / want[0] - 1),
+                                    rel_tol=1e-5, abs_tol=1e-5), (sec, g, want)
 
 
 def expect(cmp_path, what):
