@@ -11,6 +11,8 @@
  *   6. clear and populate scaling from one thread to all cores
  *   7. the cache state: warm, cold and use, 4 KiB to the main extent
  *   8. zero against a non-zero byte with the same primitives
+ *   9. anon-w-seq on every core: bandwidth, system and user time
+ * Tables 2, 5, 6 and 9 record each run's system and user CPU time too.
  * Tables go to stdout; --json/--csv print every measurement as a record
  * instead; --plot DIR also writes DIR/results.json and PNG charts.
  */
@@ -24,6 +26,7 @@
 
 #include "pageclear.h"
 
+#include "anon.h"
 #include "args.h"
 #include "bench_states.h"
 #include "buffer.h"
@@ -444,6 +447,7 @@ int cli_bench(int argc, char **argv)
         cli_states_table(s.size, s.runs, s.fmt, 7, &saved) != 0 ||
         cli_fill_table(s.size, s.runs, s.fmt, 8, &saved) != 0)
         return CLI_EXIT_RUNTIME;
+    cli_anon_table(s.size, s.runs, s.fmt, 9, &saved);
     if (!tables(&s))
         cli_records_print(stdout, s.fmt, &saved);
     if (s.plot_dir != NULL && plot(s.plot_dir) != 0)

@@ -39,6 +39,7 @@ int cli_pool(int argc, char **argv);
 int cli_parallel(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_tune(int argc, char **argv);
+int cli_compare(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_list(int argc, char **argv);
 void cli_bench_usage(FILE *f);
@@ -48,6 +49,7 @@ void cli_pool_usage(FILE *f);
 void cli_parallel_usage(FILE *f);
 void cli_check_usage(FILE *f);
 void cli_tune_usage(FILE *f);
+void cli_compare_usage(FILE *f);
 void cli_info_usage(FILE *f);
 void cli_list_usage(FILE *f);
 

@@ -4,7 +4,10 @@
  * mmap's manner. Each loop maps SIZE bytes (with MAP_POPULATE for -f
  * populate, lazily for -f demand), then writes one byte per page; the time
  * of both is one sample, and munmap is untimed. The kernel zeroes every
- * page it hands out, so this measures its clearing (plus fault handling).
+ * page it hands out, so this measures its clearing (plus fault handling);
+ * each loop's system and user CPU time is recorded beside it. -f
+ * anon-w-seq is vm-scalability's case instead (anon.c): each thread maps
+ * its share and writes all of it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anon.h"
 #include "args.h"
 #include "buffer.h"
 #include "commands.h"
@@ -22,10 +26,13 @@
 
 #define DEFAULT_LOOPS 5
 
+enum mmap_fn { FN_DEMAND, FN_POPULATE, FN_ANON };
+static const char *const fn_name[] = {"demand", "populate", "anon-w-seq"};
+
 struct mmap_opts {
     size_t size;
     enum cli_page page;
-    int populate;
+    enum mmap_fn fn;
     unsigned long loops, threads, seed;
     enum cli_format fmt;
     int have_size, noreserve;
@@ -38,14 +45,16 @@ void cli_mmap_usage(FILE *f)
             "  -s, --size SIZE        bytes to map (B/KB/MB/GB/TB, powers of 1024)\n"
             "  -p, --page 4KB|thp|2MB|1GB  backing pages (default 4KB; 2MB and 1GB\n"
             "                         are hugetlb pages and must be reserved)\n"
-            "  -f, --function populate|demand  MAP_POPULATE, or fault on first write\n"
-            "                         (default demand)\n"
+            "  -f, --function populate|demand|anon-w-seq  MAP_POPULATE, or fault on\n"
+            "                         first write (default demand); anon-w-seq: each\n"
+            "                         thread maps SIZE/N and writes every byte in order\n"
             "  -l, --nr_loops LOOPS   timed loops, one sample each (default %d)\n"
             "  -t, --threads N        threads sharing the writes (default 1)\n"
             "  -r, --randomize SEED   write a random byte within each page\n"
             "  --noreserve            hugetlb without a reservation (SIGBUS if short)\n"
             "  --format=simple|default, --json, --csv\n"
-            "Bandwidth is GB/s = 10^9 bytes/s of memory mapped and touched.\n",
+            "Bandwidth is GB/s = 10^9 bytes/s of memory mapped and touched; each loop's\n"
+            "system and user CPU time (all threads) is reported beside it.\n",
             DEFAULT_LOOPS);
 }
 
@@ -78,16 +87,17 @@ static int parse(int argc, char **argv, struct mmap_opts *o)
                 return -1;
             }
             break;
-        case 'f':
-            if (strcmp(v, "populate") == 0)
-                o->populate = 1;
-            else if (strcmp(v, "demand") == 0)
-                o->populate = 0;
-            else {
-                cli_error("-f: '%s' is not populate or demand", v);
+        case 'f': {
+            int f = FN_DEMAND;
+            while (f <= FN_ANON && strcmp(v, fn_name[f]) != 0)
+                f++;
+            if (f > FN_ANON) {
+                cli_error("-f: '%s' is not populate, demand or anon-w-seq", v);
                 return -1;
             }
+            o->fn = (enum mmap_fn)f;
             break;
+        }
         case 'l':
             if (cli_uint("-l", v, 1, 100000, &o->loops) != 0)
                 return -1;
@@ -106,6 +116,10 @@ static int parse(int argc, char **argv, struct mmap_opts *o)
         cli_error("mmap: -s SIZE is required");
         return cli_mmap_usage(stderr), -1;
     }
+    if (o->fn == FN_ANON && (o->seed || o->noreserve)) {
+        cli_error("mmap: -r and --noreserve apply to populate and demand, not anon-w-seq");
+        return -1;
+    }
     return 0;
 }
 
@@ -115,7 +129,10 @@ int cli_fault_measure(size_t size, enum cli_page page, int populate,
                       char *err, size_t errlen)
 {
     double *v = calloc(loops, sizeof(double));
-    if (v == NULL) {
+    struct cli_cpu *cpu = calloc(2 * loops, sizeof(*cpu));
+    if (v == NULL || cpu == NULL) {
+        free(v);
+        free(cpu);
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -127,12 +144,14 @@ int cli_fault_measure(size_t size, enum cli_page page, int populate,
     for (unsigned long l = 0; l < loops && rc == 0; l++) {
         struct cli_buf b;
         size_t bad;
+        cli_cpu_now(&cpu[l]);
         uint64_t t0 = cli_now_ns();
         rc = cli_buf_map(&b, size, page, how, err, errlen);
         if (rc != 0)
             break;
         rc = cli_touch(b.addr, size, stride, threads, seed ? seed + l : 0, &bad);
         uint64_t ns = cli_now_ns() - t0;
+        cli_cpu_now(&cpu[loops + l]);
         cli_buf_unmap(&b);
         if (rc != 0) {
             char a[32];
@@ -144,9 +163,12 @@ int cli_fault_measure(size_t size, enum cli_page page, int populate,
         }
         v[l] = (double)size / (double)(ns ? ns : 1);
     }
-    if (rc == 0)
+    if (rc == 0) {
         cli_stats(v, loops, st);
+        cli_stats_cpu(st, cpu, cpu + loops);
+    }
     free(v);
+    free(cpu);
     return rc;
 }
 
@@ -159,15 +181,22 @@ int cli_mmap(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc != 0)
         return CLI_EXIT_USAGE;
-    rc = cli_fault_measure(o.size, o.page, o.populate, o.loops, o.threads, o.seed,
-                           o.noreserve, &st, err, sizeof(err));
+    if (o.fn == FN_ANON)
+        rc = cli_anon_measure(o.size, o.page, o.threads, o.loops, &st, err, sizeof(err));
+    else
+        rc = cli_fault_measure(o.size, o.page, o.fn == FN_POPULATE, o.loops, o.threads,
+                               o.seed, o.noreserve, &st, err, sizeof(err));
     if (rc != 0) {
         cli_error("mmap: %s", err);
         return CLI_EXIT_RUNTIME;
     }
+    /* anon-w-seq writes whole pages of each thread's share */
+    size_t pg = cli_page_bytes(o.page), size = o.size;
+    if (o.fn == FN_ANON)
+        size = o.size / o.threads / pg * pg * o.threads;
     cli_record_header(stdout, o.fmt);
-    struct cli_record r = {"mmap", o.populate ? "populate" : "demand",
-                           cli_page_name(o.page), o.size, 0, o.loops, o.threads,
+    struct cli_record r = {"mmap", fn_name[o.fn],
+                           cli_page_name(o.page), size, 0, o.loops, o.threads,
                            "GB/s", st, NULL, NULL, NULL, NULL};
     cli_record_print(stdout, o.fmt, &r);
     cli_record_footer(stdout, o.fmt);

@@ -21,7 +21,8 @@ struct cli_record {
     size_t size, chunk; /* chunk 0: whole size */
     unsigned long loops, threads;
     const char *unit; /* "GB/s" */
-    struct cli_stats st;
+    struct cli_stats st; /* with its runs, and their CPU time where the
+                            workload faults memory in (stats.h) */
     const struct cli_counts *counts; /* NULL: not asked for */
     const char *cache;  /* mem, check, tune: warm/cold/use; else NULL */
     const char *stores; /* mem, check, tune: "zero", "loop-index" or a byte
@@ -29,13 +30,17 @@ struct cli_record {
     const char *verdict; /* check: "ok ..." or "short ..." for a library
                             function in its contract's state; else NULL */
 };
+/* The JSON form (docs/results.schema.json): one object, the environment
+ * in its header (env.h) and the records with their runs. */
+#define CLI_RESULTS_FORMAT "pageclear-results"
+#define CLI_RESULTS_SCHEMA 2
 /* Parse --format=X / --json / --csv. Returns 1 if arg was a format option. */
 int cli_parse_format(const char *arg, enum cli_format *fmt);
 void cli_record_header(FILE *f, enum cli_format fmt);
 void cli_record_print(FILE *f, enum cli_format fmt, const struct cli_record *r);
 void cli_record_footer(FILE *f, enum cli_format fmt);
 /* Records gathered across a run and printed once at the end, so --json
- * gives one array however many tables produced them. */
+ * gives one file however many tables produced them. */
 #define CLI_MAX_RECORDS 2048 /* `check` makes ~400, the suite ~200 */
 struct cli_records {
     struct cli_record r[CLI_MAX_RECORDS];

@@ -2,7 +2,8 @@
 /*
  * parallel.c - `pageclear parallel` and the default suite's table 6:
  * pc_clear_parallel and pc_populate from one thread to all cores, against
- * the kernel's MAP_POPULATE.
+ * the kernel's MAP_POPULATE; each run's system and user CPU time (every
+ * thread's) is recorded beside it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -28,7 +29,9 @@ struct scaling {
     size_t size;
     unsigned long runs;
     long ncpu;
-    double *v; /* one figure per run */
+    double *v;           /* one figure per run */
+    struct cli_cpu *cpu; /* CPU time before [0, runs) and after [runs,
+                            2 runs) each run */
     struct cli_stats clear[MAX_THREADS + 1], populate[MAX_THREADS + 1], kernel;
 };
 
@@ -46,12 +49,15 @@ static int clear_scaling(struct scaling *sc)
         cli_progress("parallel: clear, %ld threads", t);
         pc_clear_parallel(b.addr, sc->size, (int)t); /* untimed: wakes the workers */
         for (unsigned long r = 0; r < sc->runs; r++) {
+            cli_cpu_now(&sc->cpu[r]);
             uint64_t t0 = cli_now_ns();
             pc_clear_parallel(b.addr, sc->size, (int)t);
             uint64_t ns = cli_now_ns() - t0;
+            cli_cpu_now(&sc->cpu[sc->runs + r]);
             sc->v[r] = (double)sc->size / (double)(ns ? ns : 1);
         }
         cli_stats(sc->v, sc->runs, &sc->clear[t]);
+        cli_stats_cpu(&sc->clear[t], sc->cpu, sc->cpu + sc->runs);
     }
     cli_buf_unmap(&b);
     return 0;
@@ -67,12 +73,14 @@ static int populate_scaling(struct scaling *sc)
         cli_progress("parallel: populate, %ld threads", t);
         for (unsigned long r = 0; r < sc->runs; r++) {
             struct cli_buf b;
+            cli_cpu_now(&sc->cpu[r]);
             uint64_t t0 = cli_now_ns();
             int rc = cli_buf_map(&b, sc->size, CLI_PAGE_4K, t == 0 ? CLI_MAP_POPULATE : 0, err,
                                  sizeof(err));
             if (rc == 0 && t > 0)
                 rc = pc_populate(b.addr, sc->size, (int)t, 0);
             uint64_t ns = cli_now_ns() - t0;
+            cli_cpu_now(&sc->cpu[sc->runs + r]);
             cli_buf_unmap(&b); /* a no-op when the map failed */
             if (rc != 0) {
                 cli_progress("%s", "");
@@ -81,7 +89,9 @@ static int populate_scaling(struct scaling *sc)
             }
             sc->v[r] = (double)sc->size / (double)(ns ? ns : 1);
         }
-        cli_stats(sc->v, sc->runs, t == 0 ? &sc->kernel : &sc->populate[t]);
+        struct cli_stats *st = t == 0 ? &sc->kernel : &sc->populate[t];
+        cli_stats(sc->v, sc->runs, st);
+        cli_stats_cpu(st, sc->cpu, sc->cpu + sc->runs);
     }
     return 0;
 }
@@ -108,14 +118,18 @@ int cli_parallel_bench(size_t size, unsigned long runs, enum cli_format fmt, int
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     struct scaling sc = {.size = size, .runs = runs,
                          .ncpu = ncpu < 1 ? 1 : ncpu > MAX_THREADS ? MAX_THREADS : ncpu,
-                         .v = calloc(runs, sizeof(double))};
-    if (sc.v == NULL) {
+                         .v = calloc(runs, sizeof(double)),
+                         .cpu = calloc(2 * runs, sizeof(struct cli_cpu))};
+    if (sc.v == NULL || sc.cpu == NULL) {
+        free(sc.v);
+        free(sc.cpu);
         cli_error("out of memory");
         return CLI_EXIT_RUNTIME;
     }
     int rc = clear_scaling(&sc) != 0 || populate_scaling(&sc) != 0;
     cli_progress("%s", "");
     free(sc.v);
+    free(sc.cpu);
     if (rc != 0)
         return CLI_EXIT_RUNTIME;
     struct cli_record k = {"parallel", "MAP_POPULATE", "4KB", size, 0, runs, 1, "GB/s",

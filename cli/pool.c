@@ -15,6 +15,9 @@
  * pool-bg-caught-up, times only the N allocations after the background
  * worker has finished clearing (untimed): the allocation latency a program
  * sees when it does other work between freeing and allocating.
+ * Each round's system and user CPU time goes with it into the records
+ * (the background worker's too: what it clears after a round ends is
+ * charged to the rounds that follow).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -57,7 +60,9 @@ struct pool_run {
     enum cli_page fresh_page; /* what fresh memory is backed by */
     struct pc_pool *pool;     /* the pool methods' */
     char **ptrs;              /* its n allocations */
-    double *v;                /* one figure per round */
+    double *v;                /* one figure per round: ms */
+    struct cli_cpu *cpu;      /* CPU time before [0, runs) and after
+                                 [runs, 2 runs) each round */
     char err[512];
 };
 
@@ -156,11 +161,17 @@ static int measure(struct pool_run *p, int m, struct cli_stats *st, const char *
             for (size_t i = 0; i < p->n; i++)
                 if (p->ptrs[i] != NULL)
                     dirty(p->ptrs[i], ALLOC);
+        struct cli_cpu before, after;
+        cli_cpu_now(&before);
         double s = round_s(p, m);
-        if (s < 0)
+        cli_cpu_now(&after);
+        if (s < 0) {
             failed = 1;
-        else if (r > 0)
-            p->v[r - 1] = s;
+        } else if (r > 0) {
+            p->v[r - 1] = s * 1e3;
+            p->cpu[r - 1] = before;
+            p->cpu[p->runs + r - 1] = after;
+        }
     }
     *backing = m == M_FRESH ? cli_page_name(p->fresh_page) : "4KB";
     if (p->pool != NULL) {
@@ -176,6 +187,7 @@ static int measure(struct pool_run *p, int m, struct cli_stats *st, const char *
         return -1;
     }
     cli_stats(p->v, p->runs, st);
+    cli_stats_cpu(st, p->cpu, p->cpu + p->runs);
     return 0;
 }
 
@@ -207,10 +219,12 @@ static int setup(struct pool_run *p)
     else
         p->fresh_page = CLI_PAGE_THP;
     p->v = calloc(p->runs, sizeof(double));
+    p->cpu = calloc(2 * p->runs, sizeof(*p->cpu));
     p->ptrs = calloc(p->n, sizeof(char *));
-    if (p->v == NULL || p->ptrs == NULL) {
+    if (p->v == NULL || p->cpu == NULL || p->ptrs == NULL) {
         cli_error("out of memory");
         free(p->v);
+        free(p->cpu);
         free(p->ptrs);
         cli_buf_unmap(&p->buf);
         return -1;
@@ -231,7 +245,7 @@ static void print_table(const struct pool_run *p, int table_no, const struct cli
         if (!ok[m])
             continue;
         printf("%-20s %-14s %9.1f ±%3.0f%% %8.2f", method_name[m], backing[m],
-               st[m].median * 1e3, st[m].stdev_pct, (double)p->total / 1e9 / st[m].median);
+               st[m].median, st[m].stdev_pct, (double)p->total / 1e6 / st[m].median);
         if (ok[M_PAGE])
             printf(" %11.2fx", st[M_PAGE].median / st[m].median);
         else
@@ -256,15 +270,13 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
     cli_progress("%s", "");
     cli_buf_unmap(&p.buf);
     free(p.v);
+    free(p.cpu);
     free(p.ptrs);
     for (int m = 0; m < M_COUNT; m++) {
         if (!ok[m])
             continue;
-        /* Records carry the time per round in ms, as measured. */
-        struct cli_stats ms = st[m];
-        ms.mean *= 1e3, ms.median *= 1e3, ms.min *= 1e3, ms.max *= 1e3, ms.p99 *= 1e3;
         struct cli_record r = {"pool", method_name[m], backing[m], p.total, ALLOC, runs, 1,
-                               "ms", ms, NULL, NULL, NULL, NULL};
+                               "ms", st[m], NULL, NULL, NULL, NULL};
         cli_records_add(rs, &r);
     }
     if (fmt == CLI_FMT_DEFAULT)

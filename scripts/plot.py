@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""Charts for `pageclear --plot DIR`: reads the suite's results.json (the
-record schema is docs/results.schema.json) and writes PNGs into DIR:
+"""Charts for `pageclear --plot DIR`: reads the suite's results.json (schema
+2, docs/results.schema.json: an object whose "records" are the
+measurements) and writes PNGs into DIR:
   units.png    bandwidth by unit size, one line per primitive, per extent
   latency.png  time per unit (median and p99) against bandwidth
   fault.png    the kernel's fault path by page size, populate and demand
@@ -115,7 +116,13 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: plot.py RESULTS.json OUTDIR")
     with open(sys.argv[1]) as f:
-        recs = json.load(f)
+        doc = json.load(f)
+    if not isinstance(doc, dict) or doc.get("format") != "pageclear-results":
+        sys.exit(f"plot.py: {sys.argv[1]} is not a pageclear results file")
+    if doc.get("schema") != 2:
+        sys.exit(f"plot.py: {sys.argv[1]} has results schema {doc.get('schema')}; "
+                 "this script reads schema 2")
+    recs = doc["records"]
     for chart in (units, latency, fault, hint):
         chart(recs, sys.argv[2])
 

@@ -4,12 +4,18 @@
 
 Uses only the standard library: it interprets the subset of JSON Schema the
 schema file uses (type, required, properties, additionalProperties, enum,
-minimum, pattern, items), and checks the statistics are consistent with each other.
+minimum, pattern, items), and checks the statistics are consistent with each
+other and with the runs each record carries (schema 2), and that the
+workloads that fault memory in carry each run's CPU time and the others not.
 Usage: check_json.py SCHEMA JSONFILE [--expect WORKLOAD ...]
 """
 import json
 import re
+import statistics
 import sys
+
+# The workloads that fault memory in: each run's user and system time.
+CPU_WORKLOADS = {"mmap", "fault", "pool", "parallel", "anon"}
 
 TYPES = {"array": list, "object": dict, "string": str, "integer": int,
          "number": (int, float), "null": type(None)}
@@ -46,13 +52,36 @@ def check(value, schema, path):
             check(v, schema["items"], f"{path}[{i}]")
 
 
+def check_runs(i, r):
+    """The record's statistics are those of its runs."""
+    v = r["samples"]
+    if v is None:
+        if r["workload"] != "tune":
+            sys.exit(f"record {i}: no samples: {r}")
+        return
+    if len(v) != r["runs"]:
+        sys.exit(f"record {i}: {len(v)} samples, runs says {r['runs']}")
+    tol = 1e-5 * max(1.0, max(abs(x) for x in v))
+    for key, want in (("mean", statistics.fmean(v)), ("median", statistics.median(v)),
+                      ("min", min(v)), ("max", max(v))):
+        if abs(r[key] - want) > tol:
+            sys.exit(f"record {i}: {key} {r[key]} is not that of its samples ({want})")
+    cpu = r["workload"] in CPU_WORKLOADS
+    for key in ("utime_s", "stime_s"):
+        if (r[key] is not None) != cpu:
+            sys.exit(f"record {i}: {key} {'missing' if cpu else 'unexpected'}: {r}")
+        if cpu and len(r[key]) != r["runs"]:
+            sys.exit(f"record {i}: {len(r[key])} {key} for {r['runs']} runs")
+
+
 def main():
     schema = json.load(open(sys.argv[1]))
     data = json.load(open(sys.argv[2]))
     check(data, schema, "$")
-    if not data:
+    recs = data["records"]
+    if not recs:
         sys.exit("no records")
-    for i, r in enumerate(data):
+    for i, r in enumerate(recs):
         eps = 1e-6 * max(1.0, abs(r["max"]))
         if not (r["min"] - eps <= r["median"] <= r["max"] + eps and
                 r["min"] - eps <= r["mean"] <= r["max"] + eps and
@@ -60,12 +89,13 @@ def main():
             sys.exit(f"record {i}: statistics out of order: {r}")
         if r["min"] <= 0:
             sys.exit(f"record {i}: non-positive measurement: {r}")
+        check_runs(i, r)
     want = sys.argv[sys.argv.index("--expect") + 1:] if "--expect" in sys.argv else []
-    seen = {r["workload"] for r in data}
+    seen = {r["workload"] for r in recs}
     missing = [w for w in want if w not in seen]
     if missing:
         sys.exit(f"workloads missing from the output: {missing}")
-    print(f"ok: {len(data)} records, workloads {sorted(seen)}")
+    print(f"ok: {len(recs)} records, workloads {sorted(seen)}")
 
 
 if __name__ == "__main__":

@@ -44,13 +44,18 @@ expect 2 "not a whole number" mem clear -s 1M -l 0
 expect 2 "not a whole number" mem clear -s 1M -n x
 expect 2 "-s SIZE is required" mmap
 expect 2 "at least 1 byte" mmap -s 0
-expect 2 "not populate or demand" mmap -s 1M -f lazily
+expect 2 "not populate, demand or anon-w-seq" mmap -s 1M -f lazily
+expect 2 "not anon-w-seq" mmap -s 1M -f anon-w-seq -r 3
+expect 1 "less than one 2MB page for each of 4 threads" mmap -s 4M -p 2MB -f anon-w-seq -t 4 -l 1
 expect 2 "not a whole number" mmap -s 1M -t 0
 expect 2 "not a whole number" mmap -s 1M -r -4
 expect 2 "invalid page size" mmap -s 1M -p 64KB
 expect 1 "does not fit" mmap -s 64TB -l 1
 expect 1 "does not fit" mmap -s 1TB -p thp -l 1
 expect 1 "does not fit" mem clear -s 1TB -n 1
+expect 2 "two results files or more" compare
+expect 2 "cannot open" compare /nonexistent/a.json /nonexistent/b.json
+expect 2 "unknown option" compare --bogus a.json b.json
 expect 2 "not a whole number" bench --runs 0
 expect 2 "unknown option" bench --frobnicate
 expect 2 "unknown option" --frobnicate

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # What users and scripts read must not change by accident: `pageclear
 # list` (support markers aside), the labels of `pageclear info`, the
-# profile format, and the shape of `check --json` (its keys and, for the
+# profile format, and the shape of `check --json` (the results file's
+# members, its header's keys in order, the records' keys and, for the
 # library's functions and memset, which sizes and states it measures and
 # where it gives verdicts). Machine-dependent values are masked; the rest
 # is compared with tests/golden/.
@@ -36,7 +37,10 @@ same "profile format" "$tmp/profile.txt" "$golden/profile.txt"
 "$bin" check --quick -n 2 --json > "$tmp/check.json" || { echo "FAIL: check exit $?"; fail=1; }
 python3 - "$tmp/check.json" > "$tmp/check-shape.txt" <<'PY' || fail=1
 import json, sys
-recs = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1]))
+print("file:", " ".join(sorted(doc)), "| format", doc["format"], "| schema", doc["schema"])
+print("header:", " ".join(doc["header"]))
+recs = doc["records"]
 print("keys:", " ".join(sorted({k for r in recs for k in r})))
 for r in recs:
     if r["function"] in ("pc_clear", "pc_clear_batched", "pc_clear_cold", "glibc"):

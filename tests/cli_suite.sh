@@ -14,11 +14,11 @@ check="python3 $src/tests/check_json.py $schema"
 
 step "default suite, --quick --json"
 "$bin" --quick --json > "$tmp/suite.json" || bad "suite exit $?"
-$check "$tmp/suite.json" --expect units fault hint latency pool parallel states fill || bad "suite JSON"
+$check "$tmp/suite.json" --expect units fault hint latency pool parallel states fill anon || bad "suite JSON"
 
 step "default suite, --quick tables"
 "$bin" bench --quick > "$tmp/suite.txt" || bad "suite tables exit $?"
-for h in "## 1." "## 2." "## 3." "## 4." "## 5." "## 6." "## 7. Cache state" "## 8. Zero" "GB/s"; do
+for h in "## 1." "## 2." "## 3." "## 4." "## 5." "## 6." "## 7. Cache state" "## 8. Zero" "## 9. anon-w-seq" "stime s" "GB/s"; do
     grep -q -- "$h" "$tmp/suite.txt" || bad "table output lacks '$h'"
 done
 cr=$(printf '\r')
@@ -27,7 +27,7 @@ if grep -q "$cr" "$tmp/suite.txt"; then bad "progress leaked into stdout"; fi
 step "mem clear -f all --json"
 "$bin" mem clear -s 1MB -f all -n 2 --json > "$tmp/mem.json" || bad "mem exit $?"
 $check "$tmp/mem.json" --expect clear || bad "mem JSON"
-n_fns=$(python3 -c "import json,sys; print(len(json.load(open('$tmp/mem.json'))))")
+n_fns=$(python3 -c "import json,sys; print(len(json.load(open('$tmp/mem.json'))['records']))")
 n_sup=$("$bin" list | grep -vc "not supported")
 [ "$n_fns" -eq $((n_sup + 4)) ] || bad "mem -f all gave $n_fns records for $n_sup primitives + 4"
 
@@ -37,7 +37,7 @@ for c in cold use; do
   $check "$tmp/mem-$c.json" --expect clear || bad "mem --cache $c JSON"
   python3 - "$tmp/mem-$c.json" $c <<'PY' || bad "mem --cache $c records"
 import json, sys
-recs = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[1]))["records"]
 assert all(r["cache"] == sys.argv[2] and r["stores"] == "zero" for r in recs), recs[0]
 assert {"pc_clear", "pc_clear_cold", "pc_clear_batched", "glibc"} <= {r["function"] for r in recs}
 PY
@@ -45,7 +45,7 @@ done
 "$bin" mem memset -s 64KB -n 2 --json > "$tmp/memset.json" || bad "memset exit $?"
 python3 - "$tmp/memset.json" <<'PY' || bad "memset records"
 import json, sys
-recs = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[1]))["records"]
 assert [r["function"] for r in recs] == ["glibc"] and recs[0]["stores"] == "loop-index", recs
 PY
 "$bin" mem memset -s 64KB -f all -v 0x5a -n 2 --json > "$tmp/memset5a.json" 2>/dev/null &&
@@ -53,7 +53,7 @@ PY
 "$bin" mem memset -s 64KB -f all -v 90 -n 2 --json > "$tmp/memset5a.json" || bad "memset -v exit $?"
 python3 - "$tmp/memset5a.json" <<'PY' || bad "memset -v records"
 import json, sys
-recs = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[1]))["records"]
 names = {r["function"] for r in recs}
 assert all(r["stores"] == "0x5a" and r["workload"] == "memset" for r in recs)
 assert "glibc" in names and not names & {"pc_clear", "pc_clear_cold", "x86-64-clzero", "aarch64-dczva"}, names
@@ -61,9 +61,11 @@ PY
 
 step "mem memset --csv"
 "$bin" mem memset -s 64KB -f glibc -n 3 --csv > "$tmp/mem.csv" || bad "csv exit $?"
-head -1 "$tmp/mem.csv" | grep -q "^workload,function,size,chunk,page,loops,threads,unit,mean,median,min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses,cache,stores,verdict$" || bad "csv header"
+head -1 "$tmp/mem.csv" | grep -q "^workload,function,size,chunk,page,loops,threads,unit,mean,median,min,max,p99,stdev_pct,runs,l1d_loads,l1d_misses,cache,stores,verdict,stime_s,utime_s,samples$" || bad "csv header"
 [ "$(wc -l < "$tmp/mem.csv")" -eq 2 ] || bad "csv rows"
 grep -q "^memset,glibc,65536,0,4KB," "$tmp/mem.csv" || bad "csv row content"
+# three runs, and no CPU times for a workload that faults nothing in
+grep -Eq ',"[^"]*",,,"[0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+"$' "$tmp/mem.csv" || bad "csv samples: $(tail -1 "$tmp/mem.csv")"
 
 step "mem --format=simple and -k"
 out=$("$bin" mem clear -s 2MB -k 4KB -f x86-64-stosb -n 2 --format=simple 2>/dev/null || "$bin" mem clear -s 2MB -k 4KB -f generic -n 2 --format=simple)
@@ -79,6 +81,26 @@ for f in populate demand; do
     $check "$tmp/mmap.json" --expect mmap || bad "mmap JSON"
 done
 "$bin" mmap -s 8MB -p thp -f demand -l 2 --format=simple | grep -Eq '^[0-9]+\.[0-9]+$' || bad "mmap thp"
+
+step "mmap -f anon-w-seq: threads' shares, system and user time"
+for p in 4KB thp; do
+    "$bin" mmap -s 32MB -p $p -f anon-w-seq -t 2 -l 3 --json > "$tmp/anon.json" || bad "anon-w-seq $p exit $?"
+    $check "$tmp/anon.json" --expect mmap || bad "anon-w-seq $p JSON"
+    python3 - "$tmp/anon.json" $p <<'PY' || bad "anon-w-seq $p record"
+import json, sys
+r, = json.load(open(sys.argv[1]))["records"]
+assert (r["function"], r["page"], r["threads"], r["size"], r["runs"]) == \
+    ("anon-w-seq", sys.argv[2], 2, 32 << 20, 3), r
+# Every run used CPU time: getrusage's user + system is the scheduler's
+# exact runtime. Its split is sampled at the timer tick (4 ms at HZ=250,
+# without VIRT_CPU_ACCOUNTING_GEN), so one THP run (16 faults, a few ms)
+# can show no system time; three runs of 8192 4 KiB faults are tens of
+# ms, nearly all in the kernel, so some of its ticks land there.
+assert all(u + s > 0 for u, s in zip(r["utime_s"], r["stime_s"])), r
+assert sys.argv[2] != "4KB" or sum(r["stime_s"]) > 0, r["stime_s"]
+PY
+done
+"$bin" mmap -s 8MB -f anon-w-seq -t 2 -l 2 | grep -q "s system, .* s user CPU time" || bad "anon-w-seq text lacks CPU time"
 
 step "pool and parallel commands"
 "$bin" pool -c 16 -n 2 --json > "$tmp/pool.json" || bad "pool exit $?"
