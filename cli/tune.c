@@ -82,6 +82,8 @@ struct recipe {
                              where pc_clear_parallel uses several threads) */
     int fallback;         /* when it cannot be measured: FALLBACK_*, or the
                              threshold whose value it takes */
+    const char *unmeasured; /* not measured by tune, and why (the
+                               fallback applies); NULL: measured */
 };
 #define FALLBACK_DEFAULT (-1) /* the built-in */
 #define FALLBACK_NEVER (-2)   /* PC_NEVER: no streaming stores to move to */
@@ -99,6 +101,10 @@ static const struct recipe recipes[PC_NTHRESHOLDS] = {
     [PC_THRESHOLD_PARALLEL_NT] = {.a = STORE_STRING, .b = STORE_STREAM,
                                   .contract = CLI_CONTRACT_CLEAR, .all_cores = 1,
                                   .fallback = PC_THRESHOLD_NT},
+    /* the C library's memset against pc_clear: tune measures primitives,
+     * not the C library; the built-in rule (defaults.c) applies */
+    [PC_THRESHOLD_PRELOAD_MIN] = {.fallback = FALLBACK_DEFAULT,
+                                  .unmeasured = "memset is not one of tune's primitives"},
 };
 
 #define MAX_SHARES 4
@@ -297,6 +303,8 @@ static void print_header(const struct tune *t)
 /* Why recipe r cannot be measured here, or NULL. */
 static const char *unmeasurable(const struct tune *t, const struct recipe *r)
 {
+    if (r->unmeasured != NULL)
+        return r->unmeasured;
     if ((r->a == STORE_VECTOR || r->b == STORE_VECTOR) && t->fn[STORE_VECTOR] == SIZE_MAX)
         return "no vector stores here";
     if ((r->a == STORE_STREAM || r->b == STORE_STREAM) && t->fn[STORE_STREAM] == SIZE_MAX)

@@ -86,6 +86,13 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
     return t->v[PC_THRESHOLD_NT];
 }
 
+/* preload_min: MEASUREMENT_PLACEHOLDER */
+static size_t default_preload_min(const struct pci_cpu *c, const struct pci_tuning *t)
+{
+    (void)c;
+    return t->v[PC_THRESHOLD_NT];
+}
+
 void pci_tuning_defaults(const struct pci_cpu *c, struct pci_tuning *t)
 {
     *t = (struct pci_tuning){0};
