@@ -43,6 +43,10 @@ static const struct cli_command commands[] = {
     {.name = "tune", .run = cli_tune,
      .help = "measure this machine's crossovers and write a profile\n",
      .options = "-o FILE|-, --quick, --json"},
+    {.name = "exec", .operands = "-- CMD [ARGS]", .run = cli_exec,
+     .help = "run a program with memset & co. through pageclear\n"
+             "(LD_PRELOAD=libpageclear-preload.so)",
+     .options = "--min SIZE, --stats"},
     {.name = "info", .run = cli_info,
      .help = "this machine: CPU, caches, selection, huge pages, ..."},
     {.name = "list", .run = cli_list, .help = "the clearing primitives and which run here"},
