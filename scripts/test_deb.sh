@@ -97,6 +97,7 @@ contains libpageclear-dev usr/include/pageclear.h "usr/lib/$ma/libpageclear.so" 
   usr/share/man/man3/pc_pool_create.3.gz usr/share/man/man7/libpageclear.7.gz
 contains pageclear usr/bin/pageclear usr/share/man/man1/pageclear.1.gz \
   usr/share/pageclear/plot.py
+contains libpageclear-preload "usr/lib/$ma/pageclear/libpageclear-preload.so"
 # No file in two packages, nothing of the library in the command's package.
 dup="$(for d in "$tmp"/*.deb; do dpkg-deb -c "$d" | awk '$1 !~ /^d/ {print $6}'; done | sort | uniq -d)"
 [ -z "$dup" ] || fail "files in more than one package: $dup"
@@ -108,4 +109,10 @@ for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$root"; done
 "$root/usr/bin/pageclear" version
 "$root/usr/bin/pageclear" list >/dev/null
 "$src/scripts/check_install.sh" "$root/usr"
+# The preload from its package, through the command's exec (the unpacked
+# library found by LD_LIBRARY_PATH, as it is not installed).
+LD_LIBRARY_PATH="$root/usr/lib/$ma" \
+  PAGECLEAR_PRELOAD_LIB="$root/usr/lib/$ma/pageclear/libpageclear-preload.so" \
+  "$root/usr/bin/pageclear" exec --min 0 --stats -- true 2>"$tmp/exec.err"
+grep -q "pageclear-preload: pid" "$tmp/exec.err" || fail "the packaged preload did not run"
 echo "test_deb: all passed"
