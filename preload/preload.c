@@ -87,10 +87,14 @@ static int fill_index(const char *name)
     return -1;
 }
 
-/* 1 if pageclear set [s, s + n) to c. */
+/* 1 if pageclear set [s, s + n) to c. An extent that wraps the address
+ * space is left to the real memset, to fail there as it would without the
+ * preload (pc_selected is not asked about such a length). */
 static int via_pageclear(void *s, int c, size_t n)
 {
     int rc;
+    if ((uintptr_t)s + n < (uintptr_t)s || n == SIZE_MAX)
+        return 0;
     busy = 1;
     if ((unsigned char)c == 0) {
         rc = pc_clear(s, n);
@@ -170,7 +174,7 @@ static int init_pageclear(void)
             impl_names[i] = info.name;
     }
     nimpl = count < MAX_IMPLS ? count : MAX_IMPLS;
-    (void)pc_selected(SIZE_MAX); /* the plans, if not built yet */
+    (void)pc_selected(1); /* the plans, if not built yet */
     busy = 0;
     if (rc != 0) {
         pass_why = "libpageclear older than 1.1: no preload_min";
