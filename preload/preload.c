@@ -59,6 +59,13 @@ static _Atomic int state = ST_EARLY;
 static void *(*real_memset)(void *, int, size_t);
 static size_t min_len = SIZE_MAX;
 static const char *pass_why = "not initialised";
+/* The fast path's one test: a length below it goes straight to the real
+ * memset. 0 until the real memset is known (everything to set()), then
+ * min_len when READY, SIZE_MAX when passing through, and 0 again while
+ * PAGECLEAR_PRELOAD_STATS counts every call. Published with release after
+ * real_memset; the measured cost of a call below the threshold is one
+ * load, one compare and the jump (docs/preload.md). */
+static _Atomic size_t fast_min;
 
 /* Set while this thread is inside pageclear, for the memset calls the
  * library makes itself. */
@@ -106,7 +113,7 @@ static int via_pageclear(void *s, int c, size_t n)
     return rc == 0;
 }
 
-static void *set(void *s, int c, size_t n)
+__attribute__((noinline)) static void *set(void *s, int c, size_t n)
 {
     int st = atomic_load_explicit(&state, memory_order_acquire);
     if (st < ST_PASS)
@@ -121,14 +128,25 @@ static void *set(void *s, int c, size_t n)
     return real_memset(s, c, n);
 }
 
+/* Below the threshold: straight on to the real memset (a tail call). */
+static inline int below(size_t n)
+{
+    return n < atomic_load_explicit(&fast_min, memory_order_acquire);
+}
+
 void *memset(void *s, int c, size_t n)
 {
+    if (below(n))
+        return real_memset(s, c, n);
     return set(s, c, n);
 }
 
 void bzero(void *s, size_t n)
 {
-    set(s, 0, n);
+    if (below(n))
+        real_memset(s, 0, n);
+    else
+        set(s, 0, n);
 }
 
 /* Never elided: the stores reach the caller's memory through a call the
@@ -136,13 +154,18 @@ void bzero(void *s, size_t n)
  * knows the memory dead. */
 void explicit_bzero(void *s, size_t n)
 {
-    set(s, 0, n);
+    if (below(n))
+        real_memset(s, 0, n);
+    else
+        set(s, 0, n);
 }
 
 void *__memset_chk(void *s, int c, size_t n, size_t destlen)
 {
     if (destlen < n)
         __chk_fail();
+    if (below(n))
+        return real_memset(s, c, n);
     return set(s, c, n);
 }
 
@@ -205,14 +228,14 @@ __attribute__((constructor)) static void preload_init(void)
     atomic_store_explicit(&state, ST_PASS, memory_order_release);
     if (env_is("PAGECLEAR_PRELOAD", "0")) {
         pass_why = "PAGECLEAR_PRELOAD=0";
-        return;
-    }
-    if (init_pageclear() != 0 || min_len == PC_NEVER) {
+    } else if (init_pageclear() != 0 || min_len == PC_NEVER) {
         min_len = SIZE_MAX;
-        return;
+    } else {
+        pass_why = NULL;
+        atomic_store_explicit(&state, ST_READY, memory_order_release);
     }
-    pass_why = NULL;
-    atomic_store_explicit(&state, ST_READY, memory_order_release);
+    size_t fast = pass_why == NULL ? min_len : SIZE_MAX;
+    atomic_store_explicit(&fast_min, pci_preload_stats_on ? 0 : fast, memory_order_release);
 }
 
 __attribute__((destructor)) static void preload_fini(void)
