@@ -11,8 +11,8 @@ case_="$1" preload="$2" target="$3" early="$4" chain="$5" bin="$6" sanitized="$7
 
 if [ "$sanitized" = 1 ]; then
     echo "SKIP: a sanitizer build: its runtime must be first in the lookup order and"
-    echo "intercepts memset itself, so a preload ahead of it cannot run (ASan aborts"
-    echo "at start); the preload is tested in the other configurations"
+    echo "intercepts memset itself, so a preload ahead of it cannot run (ASan fails"
+    echo "at start, here with a SEGV before main); the preload is tested in the other configurations"
     exit 77
 fi
 
