@@ -82,8 +82,7 @@ struct recipe {
                              where pc_clear_parallel uses several threads) */
     int fallback;         /* when it cannot be measured: FALLBACK_*, or the
                              threshold whose value it takes */
-    const char *unmeasured; /* not measured by tune, and why (the
-                               fallback applies); NULL: measured */
+    const char *unmeasured; /* why tune does not measure it, or NULL */
 };
 #define FALLBACK_DEFAULT (-1) /* the built-in */
 #define FALLBACK_NEVER (-2)   /* PC_NEVER: no streaming stores to move to */
