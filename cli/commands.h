@@ -42,6 +42,7 @@ int cli_tune(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_list(int argc, char **argv);
+int cli_exec(int argc, char **argv);
 void cli_bench_usage(FILE *f);
 void cli_mem_usage(FILE *f);
 void cli_mmap_usage(FILE *f);
@@ -50,6 +51,7 @@ void cli_parallel_usage(FILE *f);
 void cli_check_usage(FILE *f);
 void cli_tune_usage(FILE *f);
 void cli_compare_usage(FILE *f);
+void cli_exec_usage(FILE *f);
 void cli_info_usage(FILE *f);
 void cli_list_usage(FILE *f);
 

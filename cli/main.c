@@ -58,6 +58,10 @@ static const struct cli_command commands[] = {
     {.name = "compare", .operands = "A B ...", .run = cli_compare, .usage = cli_compare_usage,
      .help = "before and after: results files side by side, each\nchange with its significance",
      .options = "--json, --csv"},
+    {.name = "exec", .operands = "-- CMD [ARGS]", .run = cli_exec, .usage = cli_exec_usage,
+     .help = "run a program with memset & co. through pageclear\n"
+             "(LD_PRELOAD=libpageclear-preload.so)",
+     .options = "--min SIZE, --stats"},
     {.name = "info", .run = cli_info, .usage = cli_info_usage,
      .help = "this machine: CPU, caches, selection, huge pages, ..."},
     {.name = "list", .run = cli_list, .usage = cli_list_usage,
@@ -141,11 +145,12 @@ static int is_help(const char *a)
 
 /* Run c with its arguments; help for any row is answered here, the same
  * way for all: the usage on stdout, exit 0. A row without a usage (none
- * yet) parses -h itself. */
+ * yet) parses -h itself. Words after "--" are another program's (exec's
+ * and get's CMD ARGS): its --help is its own. */
 static int dispatch(const struct cli_command *c, int argc, char **argv)
 {
     int asks = c->usage != NULL && argc == 0 && c->bare_is_help;
-    for (int i = 0; c->usage != NULL && i < argc; i++)
+    for (int i = 0; c->usage != NULL && i < argc && strcmp(argv[i], "--") != 0; i++)
         asks |= is_help(argv[i]);
     if (!asks)
         return c->run(argc, argv);

@@ -37,6 +37,7 @@
 #include "stats.h"
 #include "target.h"
 #include "tune_parallel.h"
+#include "tune_clean.h"
 #include "tune_report.h"
 #include "units.h"
 
@@ -83,6 +84,7 @@ struct recipe {
                              where pc_clear_parallel uses several threads) */
     int fallback;         /* when it cannot be measured: FALLBACK_*, or the
                              threshold whose value it takes */
+    const char *unmeasured; /* why tune does not measure it, or NULL */
 };
 #define FALLBACK_DEFAULT (-1) /* the built-in */
 #define FALLBACK_NEVER (-2)   /* PC_NEVER: no streaming stores to move to */
@@ -100,6 +102,9 @@ static const struct recipe recipes[PC_NTHRESHOLDS] = {
     [PC_THRESHOLD_PARALLEL_NT] = {.a = STORE_STRING, .b = STORE_STREAM,
                                   .contract = CLI_CONTRACT_CLEAR, .all_cores = 1,
                                   .fallback = PC_THRESHOLD_NT},
+    /* memset against pc_clear: not primitives; defaults.c's rule applies */
+    [PC_THRESHOLD_PRELOAD_MIN] = {.fallback = FALLBACK_DEFAULT,
+                                  .unmeasured = "memset is not one of tune's primitives"},
 };
 
 #define MAX_SHARES 4
@@ -145,42 +150,6 @@ void cli_tune_usage(FILE *f)
             "            (without: %s)\n"
             "  -n RUNS   interleaved runs per measurement (default %d)\n",
             QUICK_RUNS, CLI_TUNE_QUICK_TIME, CLI_TUNE_TIME, DEFAULT_RUNS);
-}
-
-/* Whether a variable that moves the selection is set (PAGECLEAR_IMPL or
- * one of the thresholds' own); with unset, unset them all. */
-static int overrides(int unset)
-{
-    int any = getenv("PAGECLEAR_IMPL") != NULL;
-    if (unset)
-        unsetenv("PAGECLEAR_IMPL");
-    for (int i = 0; i < PC_NTHRESHOLDS; i++) {
-        struct pc_threshold_info ti;
-        pc_threshold_info(i, &ti);
-        any |= getenv(ti.env) != NULL;
-        if (unset)
-            unsetenv(ti.env);
-    }
-    return any;
-}
-
-/* Tune measures the selection's primitives: that needs the built-in
- * selection, not one a profile or PAGECLEAR_* variable moved. If either is
- * in force, run again without them. */
-static void clean_selection(char **argv)
-{
-    struct pc_host h;
-    pc_host_get(&h);
-    int dirty = *h.profile != '\0' || overrides(0);
-    if (!dirty || getenv("PAGECLEAR_TUNE_CLEAN") != NULL)
-        return;
-    overrides(1);
-    setenv("PAGECLEAR_PROFILE", "", 1); /* empty: no profile */
-    setenv("PAGECLEAR_TUNE_CLEAN", "1", 1);
-    fprintf(stderr, "pageclear: tune runs with the built-in selection (the profile or "
-                    "PAGECLEAR_* variables in force are set aside)\n");
-    execv("/proc/self/exe", argv);
-    cli_error("tune: cannot re-run itself without the overrides: %s", strerror(errno));
 }
 
 static int parse(int argc, char **argv, struct tune *t)
@@ -326,6 +295,8 @@ static void print_header(const struct tune *t)
 /* Why recipe r cannot be measured here, or NULL. */
 static const char *unmeasurable(const struct tune *t, const struct recipe *r)
 {
+    if (r->unmeasured != NULL)
+        return r->unmeasured;
     if ((r->a == STORE_VECTOR || r->b == STORE_VECTOR) && t->fn[STORE_VECTOR] == SIZE_MAX)
         return "no vector stores here";
     if ((r->a == STORE_STREAM || r->b == STORE_STREAM) && t->fn[STORE_STREAM] == SIZE_MAX)
@@ -485,13 +456,13 @@ int cli_tune(int argc, char **argv)
     if (rc != 0)
         return CLI_EXIT_USAGE;
     /* --if-needed decides before anything is set aside or measured; the
-     * run clean_selection starts again has been decided for. */
+     * run cli_tune_clean_selection starts again has been decided for. */
     if (t.if_needed && getenv("PAGECLEAR_TUNE_CLEAN") == NULL) {
         if (destination(&t) != 0)
             return CLI_EXIT_RUNTIME;
         if (cli_tune_if_needed(t.out, t.fmt == CLI_FMT_DEFAULT ? stdout : stderr))
             return 0;
     }
-    clean_selection(cli_argv);
+    cli_tune_clean_selection(cli_argv);
     return run(&t);
 }

@@ -399,6 +399,10 @@ struct pc_tuning {
                                      non-temporal; below, cache-allocating
                                      stores (each contract's threshold
                                      governs it alone) */
+    size_t preload_min;           /* libpageclear-preload.so: from this
+                                     length, memset and bzero go through
+                                     pc_clear's selection; below, the C
+                                     library's (SIZE_MAX: never); since 1.1 */
 };
 
 /* Fill *t with the library's built-in defaults for this host (what applies
@@ -413,9 +417,12 @@ enum pc_threshold {
     PC_THRESHOLD_VECTOR_MAX = 0,  /* vector_max */
     PC_THRESHOLD_NT = 1,          /* nt_threshold */
     PC_THRESHOLD_COLD_NT = 2,     /* cold_nt_threshold */
-    PC_THRESHOLD_PARALLEL_NT = 3  /* parallel_nt_threshold */
+    PC_THRESHOLD_PARALLEL_NT = 3, /* parallel_nt_threshold */
+    PC_THRESHOLD_PRELOAD_MIN = 4  /* preload_min; since 1.1 */
 };
-#define PC_NTHRESHOLDS 4
+/* 5 since 1.1 (4 in 1.0): a program built against 1.0 passes a struct
+ * pc_tuning without preload_min, which then keeps its default. */
+#define PC_NTHRESHOLDS 5
 
 /* "never": the value of a streaming threshold that never streams. */
 #define PC_NEVER ((size_t)-1)

@@ -128,4 +128,10 @@ if command -v systemd-analyze >/dev/null; then
   (cd "$tmp" && systemd-analyze verify --man=no ./pageclear-tune.service) ||
     fail "systemd-analyze verify: pageclear-tune.service"
 fi
+# The preload from its package, through the command's exec (the unpacked
+# library found by LD_LIBRARY_PATH, as it is not installed).
+LD_LIBRARY_PATH="$root/usr/lib/$ma" \
+  PAGECLEAR_PRELOAD_LIB="$root/usr/lib/$ma/pageclear/libpageclear-preload.so" \
+  "$root/usr/bin/pageclear" exec --min 0 --stats -- true 2>"$tmp/exec.err"
+grep -q "pageclear-preload: pid" "$tmp/exec.err" || fail "the packaged preload did not run"
 echo "test_deb: all passed"

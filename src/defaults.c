@@ -86,6 +86,28 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
     return t->v[PC_THRESHOLD_NT];
 }
 
+/* preload_min: the length from which libpageclear-preload.so sends a
+ * program's memset through pc_clear's selection. A memset caller promises
+ * nothing about the memory's next use, so the preload must not lose in
+ * any cache state to the C library's memset, which for large extents is
+ * the string instruction (glibc 2.36 has no streaming memset). Below
+ * nt_threshold pc_clear runs the same kinds of stores as memset: nothing
+ * to gain, a call to pay. From nt_threshold streaming wins `use` but can
+ * lose `warm`: on the Xeon guest (nt_threshold's figures above) 14% at
+ * 4 MiB and a tie (24 / 24 GB/s) at 16 MiB, on the Zen 4 guest stosb
+ * leads `warm` by 6-12% up to 8 MiB and streaming by 40-50% from 16 MiB.
+ * Hence the larger of nt_threshold and 16 MiB, where neither guest's
+ * `warm` loses; "never" where pc_clear never streams. */
+#define PRELOAD_MIN_WARM_TIE ((size_t)16 << 20)
+static size_t default_preload_min(const struct pci_cpu *c, const struct pci_tuning *t)
+{
+    (void)c;
+    size_t nt = t->v[PC_THRESHOLD_NT];
+    if (nt == PC_NEVER)
+        return PC_NEVER;
+    return nt > PRELOAD_MIN_WARM_TIE ? nt : PRELOAD_MIN_WARM_TIE;
+}
+
 void pci_tuning_defaults(const struct pci_cpu *c, struct pci_tuning *t)
 {
     *t = (struct pci_tuning){0};

@@ -23,6 +23,10 @@ expect 2 "invalid size" mem clear -s 1M -k -3
 expect 2 "unknown function" mem clear -s 1M -f nope
 expect 2 "invalid page size" mem clear -s 1M -p 3MB
 expect 2 "needs a value" mem clear -s
+expect 2 "no command given" exec
+expect 2 "no command given" exec --stats --
+expect 2 "no such command" exec -- /nonexistent/command
+expect 2 "invalid size" exec --min 12Q -- true
 expect 2 "unknown option" mem clear --bogus
 expect 2 "invalid state" mem clear -s 1M --cache lukewarm
 expect 2 "needs a value" mem clear -s 1M --cache

@@ -18,6 +18,7 @@ int main(void)
     t.nt_threshold = (size_t)3 << 20;
     t.cold_nt_threshold = SIZE_MAX;
     t.parallel_nt_threshold = (size_t)1 << 30;
+    t.preload_min = (size_t)64 << 20;
     char buf[4096];
     int n = pc_profile_format(&t, "first line\nsecond line", buf, sizeof(buf));
     if (n < 0 || (size_t)n >= sizeof(buf)) {

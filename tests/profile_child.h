@@ -36,7 +36,7 @@ static inline int child(void)
 static char dir[256];
 static struct pc_tuning defaults;
 /* The profile the main cases install: every threshold off its default. */
-static const struct pc_tuning tuned = {8 << 10, 2 << 20, 1 << 20, 512 << 20};
+static const struct pc_tuning tuned = {8 << 10, 2 << 20, 1 << 20, 512 << 20, 96 << 20};
 
 /* dir/rel; each result stays valid (the test makes a few dozen). */
 static inline const char *path_in(const char *rel)

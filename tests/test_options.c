@@ -24,11 +24,14 @@ static int child(void)
         [PC_THRESHOLD_VECTOR_MAX] = h.vector_max, [PC_THRESHOLD_NT] = h.nt_threshold,
         [PC_THRESHOLD_COLD_NT] = h.cold_nt_threshold,
         [PC_THRESHOLD_PARALLEL_NT] = h.parallel_nt_threshold};
-    for (int i = 0; i < PC_NTHRESHOLDS; i++) {
+    for (int i = 0; i <= PC_THRESHOLD_PARALLEL_NT; i++) { /* later: not in pc_host */
         struct pc_threshold_info in;
         CHECK_EQ(pc_threshold_info(i, &in), 0);
         CHECK_EQ(in.value, host_v[i]);
     }
+    struct pc_threshold_info pre;
+    CHECK_EQ(pc_threshold_info(PC_THRESHOLD_PRELOAD_MIN, &pre), 0);
+    printf("preload_min=%zu\n", pre.value);
     printf("cold_64k=%s\ncold_large=%s\ntemporal_64k=%s\n",
            pc_selected_cold((size_t)64 << 10), pc_selected_cold((size_t)1 << 30),
            pc_selected_temporal((size_t)64 << 10));
@@ -102,11 +105,18 @@ static void test_thresholds(const char *self, const struct result *base)
     CHECK(r.err[0] == '\0');
     CHECK(!is_streaming(field(&r, "large", a, sizeof(a))));
     CHECK(strcmp(field(&r, "nt", a, sizeof(a)), never) == 0);
+    run(self, "PAGECLEAR_PRELOAD_MIN=3M", &r);
+    CHECK(r.err[0] == '\0');
+    CHECK(strcmp(field(&r, "preload_min", a, sizeof(a)), "3145728") == 0);
+    run(self, "PAGECLEAR_PRELOAD_MIN=0", &r); /* every length */
+    CHECK(r.err[0] == '\0');
+    CHECK(strcmp(field(&r, "preload_min", a, sizeof(a)), "0") == 0);
     /* Bad values: one warning each, nothing changed. vector_max takes no
      * "never"; 0 is no threshold for streaming. */
     const char *bad[] = {"PAGECLEAR_VECTOR_MAX=never", "PAGECLEAR_COLD_NT_THRESHOLD=0",
                          "PAGECLEAR_PARALLEL_NT_THRESHOLD=soon",
-                         "PAGECLEAR_COLD_NT_THRESHOLD=nevermore"};
+                         "PAGECLEAR_COLD_NT_THRESHOLD=nevermore",
+                         "PAGECLEAR_PRELOAD_MIN=big"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         run(self, bad[i], &r);
         CHECK_EQ(child_err_lines(&r), 1);

@@ -142,10 +142,10 @@ static void test_round_trip(void)
 {
     round_trip(&defaults, NULL);
     const struct pc_tuning cases[] = {
-        {0, 4096, 4096, 4096},
-        {(size_t)64 << 20, (size_t)1 << 40, SIZE_MAX, SIZE_MAX},
-        {1, 8 << 20, 1 << 20, SIZE_MAX},
-        {12345, 4097, 3 << 20, (size_t)5 << 30},
+        {0, 4096, 4096, 4096, 4096},
+        {(size_t)64 << 20, (size_t)1 << 40, SIZE_MAX, SIZE_MAX, (size_t)1 << 40},
+        {1, 8 << 20, 1 << 20, SIZE_MAX, SIZE_MAX},
+        {12345, 4097, 3 << 20, (size_t)5 << 30, 12345 << 10},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         round_trip(&cases[i], "measured by a test");
@@ -182,18 +182,20 @@ static void test_format_contract(void)
     CHECK_EQ(pc_profile_format(NULL, NULL, buf, sizeof(buf)), -EINVAL);
     CHECK_EQ(pc_profile_format(&defaults, NULL, NULL, 10), -EINVAL);
     /* never for SIZE_MAX, exact units otherwise. */
-    struct pc_tuning t = {32 << 10, SIZE_MAX, 3 << 20, 5000};
+    struct pc_tuning t = {32 << 10, SIZE_MAX, 3 << 20, 5000, 64 << 20};
     CHECK(pc_profile_format(&t, NULL, buf, sizeof(buf)) > 0);
     CHECK(strstr(buf, "\nvector_max = 32K\n") && strstr(buf, "\nnt_threshold = never\n"));
     CHECK(strstr(buf, "\ncold_nt_threshold = 3M\n") &&
-          strstr(buf, "\nparallel_nt_threshold = 5000\n"));
+          strstr(buf, "\nparallel_nt_threshold = 5000\n") &&
+          strstr(buf, "\npreload_min = 64M\n"));
     /* Values parse would refuse are not written. */
     const struct pc_tuning bad[] = {
-        {((size_t)64 << 20) + 1, SIZE_MAX, SIZE_MAX, SIZE_MAX},
-        {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX},
-        {0, 4095, SIZE_MAX, SIZE_MAX},
-        {0, SIZE_MAX, ((size_t)1 << 40) + 1, SIZE_MAX},
-        {0, SIZE_MAX, SIZE_MAX, 0},
+        {((size_t)64 << 20) + 1, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX},
+        {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX},
+        {0, 4095, SIZE_MAX, SIZE_MAX, SIZE_MAX},
+        {0, SIZE_MAX, ((size_t)1 << 40) + 1, SIZE_MAX, SIZE_MAX},
+        {0, SIZE_MAX, SIZE_MAX, 0, SIZE_MAX},
+        {0, SIZE_MAX, SIZE_MAX, SIZE_MAX, ((size_t)1 << 40) + 1},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         buf[0] = 'q';
@@ -462,9 +464,10 @@ static void test_by_index(void)
         [PC_THRESHOLD_VECTOR_MAX] = &t.vector_max,
         [PC_THRESHOLD_NT] = &t.nt_threshold,
         [PC_THRESHOLD_COLD_NT] = &t.cold_nt_threshold,
-        [PC_THRESHOLD_PARALLEL_NT] = &t.parallel_nt_threshold};
+        [PC_THRESHOLD_PARALLEL_NT] = &t.parallel_nt_threshold,
+        [PC_THRESHOLD_PRELOAD_MIN] = &t.preload_min};
     const char *keys[PC_NTHRESHOLDS] = {"vector_max", "nt_threshold", "cold_nt_threshold",
-                                        "parallel_nt_threshold"};
+                                        "parallel_nt_threshold", "preload_min"};
     for (int i = 0; i < PC_NTHRESHOLDS; i++) {
         CHECK_EQ(pc_threshold_info(i, &in), 0);
         CHECK(strcmp(in.key, keys[i]) == 0);

@@ -77,8 +77,8 @@ static void test_applied(int etc_exists)
 
     /* The lookup: $XDG_CONFIG_HOME/pageclear/profile, else
      * $HOME/.config/pageclear/profile; PAGECLEAR_PROFILE before both. */
-    const struct pc_tuning xdg_t = {16 << 10, 4 << 20, 2 << 20, 256 << 20};
-    const struct pc_tuning home_t = {12 << 10, 6 << 20, 4 << 20, 128 << 20};
+    const struct pc_tuning xdg_t = {16 << 10, 4 << 20, 2 << 20, 256 << 20, 32 << 20};
+    const struct pc_tuning home_t = {12 << 10, 6 << 20, 4 << 20, 128 << 20, 48 << 20};
     write_profile(path_in("xdg/pageclear/profile"), &xdg_t, "");
     write_profile(path_in("home/.config/pageclear/profile"), &home_t, "");
     static char xdg[600], home[600], xdg_empty[600], xdg_rel[] = "XDG_CONFIG_HOME=rel/dir";

@@ -17,7 +17,7 @@
 #include "profile_child.h"
 
 static char kv_dir[600];
-static const struct pc_tuning other_t = {16 << 10, 4 << 20, 2 << 20, 256 << 20};
+static const struct pc_tuning other_t = {16 << 10, 4 << 20, 2 << 20, 256 << 20, 32 << 20};
 
 /* PAGECLEAR_PROFILES_DIR=dir/rel, for the case's environment. */
 static const char *shipped_in(const char *rel)

@@ -235,6 +235,9 @@ pub struct pc_tuning {
     pub cold_nt_threshold: usize,
     /// `pc_clear_parallel`, more than one thread: from here, non-temporal.
     pub parallel_nt_threshold: usize,
+    /// `libpageclear-preload.so`: from here, `memset` goes through
+    /// pageclear (`usize::MAX`: never). Since 1.1.
+    pub preload_min: usize,
 }
 
 /// `enum pc_threshold`: the thresholds by index.
@@ -247,8 +250,10 @@ pub const PC_THRESHOLD_NT: pc_threshold = 1;
 pub const PC_THRESHOLD_COLD_NT: pc_threshold = 2;
 /// `parallel_nt_threshold`.
 pub const PC_THRESHOLD_PARALLEL_NT: pc_threshold = 3;
-/// How many thresholds there are.
-pub const PC_NTHRESHOLDS: c_int = 4;
+/// `preload_min` (since 1.1).
+pub const PC_THRESHOLD_PRELOAD_MIN: pc_threshold = 4;
+/// How many thresholds there are (4 in 1.0).
+pub const PC_NTHRESHOLDS: c_int = 5;
 /// "never": a streaming threshold that never streams.
 pub const PC_NEVER: usize = usize::MAX;
 

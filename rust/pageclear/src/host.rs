@@ -380,6 +380,9 @@ pub struct Tuning {
     /// [`clear_parallel`](crate::clear_parallel), more than one thread:
     /// from this length, non-temporal.
     pub parallel_nt_threshold: Option<usize>,
+    /// `libpageclear-preload.so`: from this length, `memset` goes through
+    /// pageclear (`None`: never). Since 1.1.
+    pub preload_min: Option<usize>,
 }
 
 impl Tuning {
@@ -389,6 +392,7 @@ impl Tuning {
             nt_threshold: never(t.nt_threshold),
             cold_nt_threshold: never(t.cold_nt_threshold),
             parallel_nt_threshold: never(t.parallel_nt_threshold),
+            preload_min: never(t.preload_min),
         }
     }
 
@@ -398,6 +402,7 @@ impl Tuning {
             nt_threshold: self.nt_threshold.unwrap_or(usize::MAX),
             cold_nt_threshold: self.cold_nt_threshold.unwrap_or(usize::MAX),
             parallel_nt_threshold: self.parallel_nt_threshold.unwrap_or(usize::MAX),
+            preload_min: self.preload_min.unwrap_or(usize::MAX),
         }
     }
 

@@ -52,7 +52,7 @@ structs! {
     }
     pc_tuning {
         vector_max: usize, nt_threshold: usize, cold_nt_threshold: usize,
-        parallel_nt_threshold: usize,
+        parallel_nt_threshold: usize, preload_min: usize,
     }
     pc_threshold_info {
         key: *const c_char, env: *const c_char, description: *const c_char, min: usize,
@@ -87,7 +87,7 @@ enums! {
     pc_pool_policy { PC_POOL_INIT_ON_ALLOC, PC_POOL_INIT_ON_FREE, PC_POOL_BACKGROUND }
     pc_threshold {
         PC_THRESHOLD_VECTOR_MAX, PC_THRESHOLD_NT, PC_THRESHOLD_COLD_NT,
-        PC_THRESHOLD_PARALLEL_NT,
+        PC_THRESHOLD_PARALLEL_NT, PC_THRESHOLD_PRELOAD_MIN,
     }
 }
 

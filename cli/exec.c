@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * exec.c - `pageclear exec [--min SIZE] [--stats] -- CMD [ARGS...]`: runs
+ * CMD with libpageclear-preload.so first in LD_PRELOAD (docs/preload.md),
+ * so that a program that cannot be rebuilt clears its large extents
+ * through pageclear. The command replaces this process (execvp): its exit
+ * status and signals are CMD's own.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "commands.h"
+#include "exec.h"
+
+void cli_exec_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: pageclear exec [--min SIZE] [--stats] [--lib PATH] -- CMD [ARGS...]\n"
+            "  runs CMD with libpageclear-preload.so in LD_PRELOAD (before what it\n"
+            "  already holds): its memset, bzero, explicit_bzero and __memset_chk from\n"
+            "  preload_min on go through pageclear\n"
+            "  --min SIZE  preload_min for this run (PAGECLEAR_PRELOAD_MIN; default:\n"
+            "              the profile's, else the built-in)\n"
+            "  --stats     print at exit, on stderr, the calls and bytes per size class\n"
+            "              and where they went (PAGECLEAR_PRELOAD_STATS=1)\n"
+            "  --lib PATH  the preload library (default: $PAGECLEAR_PRELOAD_LIB, the\n"
+            "              installed one, the build tree's)\n");
+}
+
+static int usage(void)
+{
+    cli_exec_usage(stderr);
+    return CLI_EXIT_USAGE;
+}
+
+static int readable(const char *path)
+{
+    return path != NULL && *path != '\0' && access(path, R_OK) == 0;
+}
+
+const char *cli_exec_preload(const char *lib)
+{
+    if (lib == NULL)
+        lib = getenv("PAGECLEAR_PRELOAD_LIB");
+    if (lib != NULL) {
+        if (readable(lib))
+            return lib;
+        cli_error("exec: the preload library %s cannot be read: %s", lib, strerror(errno));
+        return NULL;
+    }
+    if (readable(PC_PRELOAD_INSTALLED))
+        return PC_PRELOAD_INSTALLED;
+    if (readable(PC_PRELOAD_BUILD))
+        return PC_PRELOAD_BUILD;
+    cli_error("exec: no preload library: neither %s nor %s (set PAGECLEAR_PRELOAD_LIB "
+              "or --lib)", PC_PRELOAD_INSTALLED, PC_PRELOAD_BUILD);
+    return NULL;
+}
+
+int cli_exec_ld_preload(const char *lib, const char *old, char *buf, size_t n)
+{
+    int k = old != NULL && *old != '\0' ? snprintf(buf, n, "%s:%s", lib, old)
+                                        : snprintf(buf, n, "%s", lib);
+    return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+/* CMD as execvp will find it: itself if it holds a '/', else the first
+ * executable of that name on PATH. NULL if none. */
+static const char *resolve(const char *cmd, char *buf, size_t n)
+{
+    if (strchr(cmd, '/') != NULL)
+        return access(cmd, X_OK) == 0 ? cmd : NULL;
+    const char *path = getenv("PATH");
+    if (path == NULL)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path != '\0') {
+        size_t len = strcspn(path, ":");
+        int k = snprintf(buf, n, "%.*s/%s", (int)len, len ? path : ".", cmd);
+        if (k > 0 && (size_t)k < n && access(buf, X_OK) == 0)
+            return buf;
+        path += len + (path[len] == ':');
+    }
+    return NULL;
+}
+
+/* 0 if CMD can run under the preload, else CLI_EXIT_USAGE after a message. */
+static int check_cmd(const char *cmd)
+{
+    char buf[4096];
+    struct stat st;
+    const char *path = resolve(cmd, buf, sizeof(buf));
+    if (path == NULL || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        cli_error("exec: %s: no such command", cmd);
+        return CLI_EXIT_USAGE;
+    }
+    /* The dynamic loader ignores LD_PRELOAD in secure-execution mode: the
+     * command would run without pageclear, which the user did not ask. */
+    if (st.st_mode & (S_ISUID | S_ISGID)) {
+        cli_error("exec: %s is set-user-ID or set-group-ID: the dynamic loader ignores "
+                  "LD_PRELOAD for it, so pageclear cannot apply", path);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The options before "--" (or before the first operand). 0, or an exit
+ * status after a message; *first is CMD's index. */
+static int options(int argc, char **argv, int *first, const char **lib)
+{
+    static const struct cli_opt spec[] = {{'m', "--min"}, {'l', "--lib"}, {0, NULL}};
+    int i = 0;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *val;
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            cli_exec_usage(stdout);
+            return -1;
+        }
+        if (strcmp(argv[i], "--stats") == 0) {
+            setenv("PAGECLEAR_PRELOAD_STATS", "1", 1);
+            continue;
+        }
+        int key = cli_opt_value(spec, "exec", argc, argv, &i, &val);
+        size_t min;
+        if (key < 0)
+            return usage();
+        if (key == 'l') {
+            *lib = val;
+        } else {
+            char s[32];
+            if (cli_size("--min", val, 0, &min) != 0)
+                return CLI_EXIT_USAGE;
+            snprintf(s, sizeof(s), "%zu", min);
+            setenv("PAGECLEAR_PRELOAD_MIN", s, 1);
+        }
+    }
+    if (i >= argc) {
+        cli_error("exec: no command given");
+        return usage();
+    }
+    *first = i;
+    return 0;
+}
+
+int cli_exec(int argc, char **argv)
+{
+    int first;
+    const char *lib = NULL;
+    int rc = options(argc, argv, &first, &lib);
+    if (rc != 0)
+        return rc < 0 ? 0 : rc;
+    rc = check_cmd(argv[first]);
+    if (rc != 0)
+        return rc;
+    lib = cli_exec_preload(lib);
+    if (lib == NULL)
+        return CLI_EXIT_USAGE;
+    /* LD_PRELOAD splits on spaces and colons: a path holding one cannot
+     * be put there. */
+    if (strpbrk(lib, " :") != NULL) {
+        cli_error("exec: the preload library's path %s holds a space or colon, which "
+                  "LD_PRELOAD cannot carry", lib);
+        return CLI_EXIT_USAGE;
+    }
+    static char value[8192];
+    if (cli_exec_ld_preload(lib, getenv("LD_PRELOAD"), value, sizeof(value)) != 0) {
+        cli_error("exec: LD_PRELOAD too long");
+        return CLI_EXIT_USAGE;
+    }
+    setenv("LD_PRELOAD", value, 1);
+    execvp(argv[first], argv + first);
+    cli_error("exec: %s: %s", argv[first], strerror(errno));
+    return errno == ENOENT ? CLI_EXIT_USAGE : 126;
+}

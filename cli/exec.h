@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * exec.h - `pageclear exec`: where the preload library is found, and the
+ * LD_PRELOAD value that puts it first.
+ */
+#ifndef PAGECLEAR_CLI_EXEC_H
+#define PAGECLEAR_CLI_EXEC_H
+
+#include <stddef.h>
+
+/* The preload library to use: lib if not NULL, else $PAGECLEAR_PRELOAD_LIB,
+ * else the installed one, else the one of the build tree this command
+ * was built in. NULL, after a message, if none is a readable file. */
+const char *cli_exec_preload(const char *lib);
+
+/* LD_PRELOAD with lib first and the entries of old (may be NULL) after
+ * it, into buf. 0, or -1 if it does not fit. */
+int cli_exec_ld_preload(const char *lib, const char *old, char *buf, size_t n);
+
+#endif

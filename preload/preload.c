@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * preload.c - libpageclear-preload.so: memset, bzero, explicit_bzero and
+ * __memset_chk for programs that cannot be rebuilt against pageclear
+ * (LD_PRELOAD, or `pageclear exec`). From preload_min on (a threshold of
+ * the library: profile key, PAGECLEAR_PRELOAD_MIN) a zero byte goes
+ * through pc_clear's selection and any other byte through the fill of the
+ * primitive that selection picks; below it, the next memset in the lookup
+ * order (the C library's, or another preload's), resolved once.
+ *
+ * The states, in order; each call reads the state once:
+ *   EARLY      before this library's constructor: other libraries'
+ *              constructors run first (the preload is initialised after
+ *              the objects loaded with it), and resolving the real memset
+ *              (dlsym) may itself call memset or calloc. The safe path:
+ *              a loop of volatile stores that no compiler turns back into
+ *              a memset call, so never a recursion.
+ *   RESOLVING  the constructor is in dlsym: the safe path too.
+ *   PASS       the real memset is known: everything goes to it (also the
+ *              state for PAGECLEAR_PRELOAD=0, or when the library cannot
+ *              give preload_min).
+ *   READY      pageclear is initialised: lengths from preload_min to it.
+ * Only the constructor moves the state, so initialisation never starts
+ * from a signal handler. Once READY the path holds no lock, allocates
+ * nothing and uses no stdio: pc_clear, pc_selected and pc_impl_fill read
+ * tables the constructor had the library build (its one-time
+ * initialisation is done by then), and the counters are lock-free atomics.
+ *
+ * A memset that pageclear's own code calls while it clears (the library
+ * is not free of memset calls) would come back here: a thread-local flag,
+ * in the initial-exec TLS model (no allocation on first touch, usable in a
+ * signal handler), sends such nested calls to the real memset.
+ */
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "pageclear.h"
+#include "stats.h"
+
+/* The entry points, declared here rather than through <string.h>, whose
+ * fortified inline versions (_FORTIFY_SOURCE) could not be defined over. */
+#define PCI_EXPORT __attribute__((visibility("default")))
+PCI_EXPORT void *memset(void *s, int c, size_t n);
+PCI_EXPORT void bzero(void *s, size_t n);
+PCI_EXPORT void explicit_bzero(void *s, size_t n);
+PCI_EXPORT void *__memset_chk(void *s, int c, size_t n, size_t destlen);
+/* The C library's report of a fortified call overflowing its destination:
+ * "*** buffer overflow detected ***" and abort, as its own __memset_chk. */
+extern void __chk_fail(void) __attribute__((noreturn));
+
+enum { ST_EARLY, ST_RESOLVING, ST_PASS, ST_READY };
+static _Atomic int state = ST_EARLY;
+/* Written by the constructor before it publishes PASS or READY (release),
+ * read after the state (acquire). */
+static void *(*real_memset)(void *, int, size_t);
+static size_t min_len = SIZE_MAX;
+static const char *pass_why = "not initialised";
+/* The fast path's one test: a length below it goes straight to the real
+ * memset. 0 until the real memset is known (everything to set()), then
+ * min_len when READY, SIZE_MAX when passing through, and 0 again while
+ * PAGECLEAR_PRELOAD_STATS counts every call. Published with release after
+ * real_memset; the measured cost of a call below the threshold is one
+ * load, one compare and the jump (docs/preload.md). */
+static _Atomic size_t fast_min;
+
+/* Set while this thread is inside pageclear, for the memset calls the
+ * library makes itself. */
+static _Thread_local int busy __attribute__((tls_model("initial-exec")));
+
+/* The primitives' names as pc_selected returns them (pointers into the
+ * library's table), so that the fill's index is found by comparing
+ * pointers: no strcmp, no lock on the path. */
+#define MAX_IMPLS 64
+static const char *impl_names[MAX_IMPLS];
+static size_t nimpl;
+
+static void *safe_set(void *s, int c, size_t n)
+{
+    volatile unsigned char *p = s;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)c;
+    return s;
+}
+
+static int fill_index(const char *name)
+{
+    for (size_t i = 0; i < nimpl; i++)
+        if (impl_names[i] == name)
+            return (int)i;
+    return -1;
+}
+
+/* 1 if pageclear set [s, s + n) to c. An extent that wraps the address
+ * space is left to the real memset, to fail there as it would without the
+ * preload (pc_selected is not asked about such a length). */
+static int via_pageclear(void *s, int c, size_t n)
+{
+    int rc;
+    if ((uintptr_t)s + n < (uintptr_t)s || n == SIZE_MAX)
+        return 0;
+    busy = 1;
+    if ((unsigned char)c == 0) {
+        rc = pc_clear(s, n);
+    } else {
+        int i = fill_index(pc_selected(n));
+        rc = i < 0 ? -1 : pc_impl_fill((size_t)i, s, n, (unsigned char)c);
+    }
+    busy = 0;
+    return rc == 0;
+}
+
+__attribute__((noinline)) static void *set(void *s, int c, size_t n)
+{
+    int st = atomic_load_explicit(&state, memory_order_acquire);
+    if (st < ST_PASS)
+        return safe_set(s, c, n);
+    if (st == ST_READY && n >= min_len && !busy && via_pageclear(s, c, n)) {
+        if (pci_preload_stats_on)
+            pci_preload_count(PCI_ROUTE_PAGECLEAR, n);
+        return s;
+    }
+    if (pci_preload_stats_on && !busy)
+        pci_preload_count(PCI_ROUTE_LIBC, n);
+    return real_memset(s, c, n);
+}
+
+/* Below the threshold: straight on to the real memset (a tail call). */
+static inline int below(size_t n)
+{
+    return n < atomic_load_explicit(&fast_min, memory_order_acquire);
+}
+
+void *memset(void *s, int c, size_t n)
+{
+    if (below(n))
+        return real_memset(s, c, n);
+    return set(s, c, n);
+}
+
+void bzero(void *s, size_t n)
+{
+    if (below(n))
+        real_memset(s, 0, n);
+    else
+        set(s, 0, n);
+}
+
+/* Never elided: the stores reach the caller's memory through a call the
+ * caller's compiler cannot see into (this library), and nothing here
+ * knows the memory dead. */
+void explicit_bzero(void *s, size_t n)
+{
+    if (below(n))
+        real_memset(s, 0, n);
+    else
+        set(s, 0, n);
+}
+
+void *__memset_chk(void *s, int c, size_t n, size_t destlen)
+{
+    if (destlen < n)
+        __chk_fail();
+    if (below(n))
+        return real_memset(s, c, n);
+    return set(s, c, n);
+}
+
+static int env_is(const char *name, const char *value)
+{
+    const char *v = getenv(name);
+    if (v == NULL)
+        return value == NULL;
+    if (value == NULL)
+        return 0;
+    size_t i = 0;
+    while (v[i] != '\0' && v[i] == value[i])
+        i++;
+    return v[i] == value[i];
+}
+
+/* Have the library initialise itself now (profile, options, plans), from
+ * the constructor, and take preload_min and the primitives' names. 0, or
+ * -1 with pass_why set. */
+static int init_pageclear(void)
+{
+    struct pc_threshold_info ti;
+    busy = 1; /* the library's own memset calls go to the real one */
+    int rc = pc_threshold_info(PC_THRESHOLD_PRELOAD_MIN, &ti);
+    size_t count = pc_impl_count();
+    for (size_t i = 0; rc == 0 && i < count && i < MAX_IMPLS; i++) {
+        struct pc_impl_info info;
+        if (pc_impl_get(i, &info) == 0)
+            impl_names[i] = info.name;
+    }
+    nimpl = count < MAX_IMPLS ? count : MAX_IMPLS;
+    (void)pc_selected(1); /* the plans, if not built yet */
+    busy = 0;
+    if (rc != 0) {
+        pass_why = "libpageclear older than 1.1: no preload_min";
+        return -1;
+    }
+    min_len = ti.value;
+    if (min_len == PC_NEVER)
+        pass_why = "preload_min = never";
+    return 0;
+}
+
+__attribute__((constructor)) static void preload_init(void)
+{
+    int expect = ST_EARLY;
+    if (!atomic_compare_exchange_strong(&state, &expect, ST_RESOLVING))
+        return;
+    void *f = dlsym(RTLD_NEXT, "memset");
+    if (f == NULL || f == (void *)memset) {
+        static const char msg[] = "pageclear-preload: no memset after this library; "
+                                  "using a plain loop\n";
+        (void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+        return; /* the safe path for good */
+    }
+    real_memset = (void *(*)(void *, int, size_t))f;
+    pci_preload_stats_on = !env_is("PAGECLEAR_PRELOAD_STATS", NULL) &&
+                           !env_is("PAGECLEAR_PRELOAD_STATS", "0") &&
+                           !env_is("PAGECLEAR_PRELOAD_STATS", "");
+    atomic_store_explicit(&state, ST_PASS, memory_order_release);
+    if (env_is("PAGECLEAR_PRELOAD", "0")) {
+        pass_why = "PAGECLEAR_PRELOAD=0";
+    } else if (init_pageclear() != 0 || min_len == PC_NEVER) {
+        min_len = SIZE_MAX;
+    } else {
+        pass_why = NULL;
+        atomic_store_explicit(&state, ST_READY, memory_order_release);
+    }
+    size_t fast = pass_why == NULL ? min_len : SIZE_MAX;
+    atomic_store_explicit(&fast_min, pci_preload_stats_on ? 0 : fast, memory_order_release);
+}
+
+__attribute__((destructor)) static void preload_fini(void)
+{
+    if (pci_preload_stats_on)
+        pci_preload_stats_print(pass_why == NULL ? min_len : SIZE_MAX, pass_why);
+}

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * target.c - a program that knows nothing of pageclear (it is not built
+ * or linked against it), run by tests/preload.sh under
+ * libpageclear-preload.so. It calls memset, bzero, explicit_bzero and
+ * __memset_chk through volatile function pointers, so that its compiler
+ * keeps every call a call, and checks every byte: the extent, the
+ * sentinels around it and, for large extents, guard pages. It exits 0 if
+ * every check held, 1 (with a line on stderr) if one did not.
+ *
+ *   target correct    every length 0..8 KiB at every alignment 0..63 and
+ *                     selected large lengths, bytes 0 and non-zero, all
+ *                     four entry points; return values; length 0 at a
+ *                     guard page
+ *   target route      64 calls of 64 KiB and 3 of 4 MiB (the script reads
+ *                     PAGECLEAR_PRELOAD_STATS to see where they went)
+ *   target ctor       checks what its constructor and early.so's cleared
+ *   target signal     memset in a SIGALRM handler firing while the main
+ *                     loop clears large extents
+ *   target threads    4 threads clearing their own extents
+ *   target fork       a child clears after fork
+ *   target chk        __memset_chk with a destination too small (must
+ *                     abort as the C library does)
+ *   target env        prints LD_PRELOAD
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void *__memset_chk(void *s, int c, size_t n, size_t destlen);
+
+static void *(*volatile f_memset)(void *, int, size_t) = memset;
+static void (*volatile f_bzero)(void *, size_t) = bzero;
+static void (*volatile f_explicit_bzero)(void *, size_t) = explicit_bzero;
+static void *(*volatile f_memset_chk)(void *, int, size_t, size_t) = __memset_chk;
+
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "target: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            exit(1);                                                              \
+        }                                                                         \
+    } while (0)
+
+#define SENTINEL 0x3c
+#define PAD 64
+#define SMALL_MAX 8192
+
+/* 1 if n bytes at p are all b (memcmp against a run of b: the C
+ * library's, which the preload does not interpose). */
+static unsigned char runs[256][PAD + 64 + SMALL_MAX + PAD]; /* buf of small_lengths */
+static int all(const unsigned char *p, size_t n, unsigned char b)
+{
+    while (n > 0) {
+        size_t k = n < sizeof(runs[b]) ? n : sizeof(runs[b]);
+        if (memcmp(p, runs[b], k) != 0)
+            return 0;
+        p += k;
+        n -= k;
+    }
+    return 1;
+}
+
+static void make_run(unsigned char b)
+{
+    for (size_t i = 0; i < sizeof(runs[b]); i++)
+        runs[b][i] = b;
+}
+
+/* One call of entry point e (0 memset, 1 bzero, 2 explicit_bzero,
+ * 3 __memset_chk) setting n bytes at p to b (0 for the bzero ones). */
+static void call(int e, unsigned char *p, int b, size_t n)
+{
+    switch (e) {
+    case 0:
+        CHECK(f_memset(p, b, n) == p);
+        break;
+    case 1:
+        f_bzero(p, n);
+        break;
+    case 2:
+        f_explicit_bzero(p, n);
+        break;
+    default:
+        CHECK(f_memset_chk(p, b, n, n + (size_t)b % 3) == p);
+        break;
+    }
+}
+
+/* Every length 0..8 KiB at every alignment 0..63: memset and
+ * __memset_chk with 0 and 0xa5, bzero and explicit_bzero. */
+static void small_lengths(void)
+{
+    static unsigned char buf[PAD + 64 + SMALL_MAX + PAD];
+    static const struct { int e, b; } calls[] = {{0, 0}, {0, 0xa5}, {1, 0}, {2, 0}, {3, 0},
+                                                 {3, 0xa5}};
+    make_run(SENTINEL);
+    make_run(0);
+    make_run(0xa5);
+    memcpy(buf, runs[SENTINEL], sizeof(buf));
+    for (size_t n = 0; n <= SMALL_MAX; n++)
+        for (size_t a = 0; a < 64; a++)
+            for (size_t k = 0; k < sizeof(calls) / sizeof(calls[0]); k++) {
+                unsigned char *p = buf + PAD + a;
+                call(calls[k].e, p, calls[k].b, n);
+                if (!all(p, n, (unsigned char)calls[k].b) || !all(p - PAD, PAD, SENTINEL) ||
+                    !all(p + n, PAD, SENTINEL)) {
+                    fprintf(stderr, "target: entry %d byte %#x length %zu alignment %zu: wrong\n",
+                            calls[k].e, calls[k].b, n, a);
+                    exit(1);
+                }
+                memcpy(p, runs[SENTINEL], n);
+            }
+}
+
+/* n bytes ending a bytes before a PROT_NONE page (a <= 63) and preceded
+ * by one: a store out of bounds faults, one short leaves a sentinel. */
+static void large_length(size_t n, size_t a, int e, int b)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = (n + a + pg - 1) / pg * pg;
+    unsigned char *m = mmap(NULL, span + 2 * pg, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED);
+    CHECK(mprotect(m, pg, PROT_NONE) == 0 && mprotect(m + pg + span, pg, PROT_NONE) == 0);
+    unsigned char *base = m + pg, *p = base + span - n - a;
+    for (size_t i = 0; i < span; i += sizeof(runs[SENTINEL]))
+        memcpy(base + i, runs[SENTINEL],
+               span - i < sizeof(runs[SENTINEL]) ? span - i : sizeof(runs[SENTINEL]));
+    call(e, p, b, n);
+    CHECK(all(p, n, (unsigned char)b));
+    CHECK(all(base, (size_t)(p - base), SENTINEL));
+    CHECK(all(p + n, a, SENTINEL));
+    munmap(m, span + 2 * pg);
+}
+
+static int mode_correct(void)
+{
+    small_lengths();
+    make_run(0x5a);
+    const size_t big[] = {(size_t)64 << 10, ((size_t)1 << 20) + 3, ((size_t)4 << 20) - 1,
+                          ((size_t)16 << 20) + 17, (size_t)64 << 20};
+    for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+        for (int e = 0; e < 4; e++) {
+            large_length(big[i], (i * 13 + (size_t)e) % 64, e, 0);
+            if (e == 0 || e == 3)
+                large_length(big[i], (i * 7 + (size_t)e) % 64, e, 0x5a);
+        }
+    /* Length 0 touches nothing: at a PROT_NONE page, it must not fault. */
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *g = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(g != MAP_FAILED);
+    for (int e = 0; e < 4; e++)
+        call(e, g, 0x11, 0);
+    return 0;
+}
+
+/* 64 calls of 64 KiB, 3 of 4 MiB (memset 0, explicit_bzero, memset
+ * 0xee): tests/preload.sh reads where they went. */
+static int mode_route(void)
+{
+    static unsigned char small[64 << 10];
+    for (int i = 0; i < 64; i++) {
+        make_run((unsigned char)(i + 1));
+        call(0, small, i + 1, sizeof(small));
+        CHECK(all(small, sizeof(small), (unsigned char)(i + 1)));
+    }
+    size_t n = (size_t)4 << 20;
+    unsigned char *big = malloc(n);
+    CHECK(big != NULL);
+    const int bytes[3] = {0, 0, 0xee};
+    for (int i = 0; i < 3; i++) {
+        make_run((unsigned char)bytes[i]);
+        call(i == 1 ? 2 : 0, big, bytes[i], n);
+        CHECK(all(big, n, (unsigned char)bytes[i]));
+    }
+    free(big);
+    return 0;
+}
+
+/* Constructors: this program's runs after the preload's; early.so's (a
+ * library preloaded after it, so initialised before it) runs while the
+ * preload still takes its safe path. Each clears 2 MiB it had filled. */
+#define CTOR_LEN ((size_t)2 << 20)
+static unsigned char ctor_buf[CTOR_LEN];
+static int ctor_ok;
+__attribute__((constructor)) static void target_ctor(void)
+{
+    volatile unsigned char *v = ctor_buf; /* a loop, never a memset call */
+    for (size_t i = 0; i < CTOR_LEN; i++)
+        v[i] = 0xee;
+    f_memset(ctor_buf, 0, CTOR_LEN);
+    for (size_t i = 0; i < CTOR_LEN; i++)
+        if (ctor_buf[i] != 0)
+            return;
+    ctor_ok = 1;
+}
+
+static int mode_ctor(void)
+{
+    CHECK(ctor_ok);
+    const int *early = dlsym(RTLD_DEFAULT, "pc_test_early_ok");
+    CHECK(early != NULL); /* early.so is preloaded */
+    CHECK(*early == 1);
+    return 0;
+}
+
+/* A handler clearing (zero, then a byte) 256 KiB while the main loop
+ * clears 8 MiB extents: both must come out right, whichever path each
+ * call takes when the signal lands. */
+#define SIG_LEN ((size_t)256 << 10)
+static unsigned char sig_buf[SIG_LEN];
+static volatile sig_atomic_t sig_runs, sig_bad;
+static void on_alarm(int s)
+{
+    (void)s;
+    f_memset(sig_buf, 0, SIG_LEN);
+    if (sig_buf[0] != 0 || sig_buf[SIG_LEN - 1] != 0)
+        sig_bad = 1;
+    f_memset(sig_buf, 0x42, SIG_LEN);
+    for (size_t i = 0; i < SIG_LEN; i += 4096)
+        if (sig_buf[i] != 0x42)
+            sig_bad = 1;
+    sig_runs++;
+}
+
+static int mode_signal(void)
+{
+    struct sigaction sa;
+    f_memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_alarm;
+    CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+    struct itimerval it = {{0, 200}, {0, 200}};
+    CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0);
+    size_t n = (size_t)8 << 20;
+    unsigned char *big = malloc(n);
+    CHECK(big != NULL);
+    make_run(0);
+    make_run(0x99);
+    for (int i = 0; i < 200 || sig_runs < 20; i++) {
+        int b = i % 2 ? 0x99 : 0;
+        call(0, big, b, n);
+        CHECK(all(big, n, (unsigned char)b));
+        CHECK(i < 100000);
+    }
+    struct itimerval off = {{0, 0}, {0, 0}};
+    CHECK(setitimer(ITIMER_REAL, &off, NULL) == 0);
+    CHECK(!sig_bad);
+    return 0;
+}
+
+#define NTHREADS 4
+static void *thread_main(void *arg)
+{
+    size_t t = (size_t)(uintptr_t)arg;
+    size_t n = ((size_t)3 << 20) + t * 4097;
+    unsigned char *p = malloc(n);
+    if (p == NULL)
+        return (void *)1;
+    for (int i = 0; i < 50; i++) {
+        unsigned char b = (unsigned char)(i % 3 == 0 ? 0 : t * 16 + (size_t)i % 7 + 1);
+        call(i % 4, p, i % 4 == 1 || i % 4 == 2 ? 0 : b, n - (size_t)i);
+        unsigned char want = i % 4 == 1 || i % 4 == 2 ? 0 : b;
+        for (size_t k = 0; k < n - (size_t)i; k++)
+            if (p[k] != want) {
+                free(p);
+                return (void *)1;
+            }
+    }
+    free(p);
+    return NULL;
+}
+
+static int mode_threads(void)
+{
+    pthread_t th[NTHREADS];
+    for (size_t t = 0; t < NTHREADS; t++)
+        CHECK(pthread_create(&th[t], NULL, thread_main, (void *)(uintptr_t)t) == 0);
+    for (size_t t = 0; t < NTHREADS; t++) {
+        void *r;
+        CHECK(pthread_join(th[t], &r) == 0);
+        CHECK(r == NULL);
+    }
+    return 0;
+}
+
+static int mode_fork(void)
+{
+    size_t n = (size_t)4 << 20;
+    unsigned char *p = malloc(n);
+    CHECK(p != NULL);
+    make_run(0);
+    make_run(0x31);
+    call(0, p, 0x31, n);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        call(0, p, 0, n);
+        exit(all(p, n, 0) ? 0 : 3); /* exit: the preload reports at exit */
+    }
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(all(p, n, 0x31)); /* the child's copy, not ours */
+    call(3, p, 0, n);
+    CHECK(all(p, n, 0));
+    free(p);
+    return 0;
+}
+
+static int mode_chk(void)
+{
+    static unsigned char buf[(size_t)2 << 20];
+    f_memset_chk(buf, 0, sizeof(buf), sizeof(buf) - 1); /* must not return */
+    fprintf(stderr, "target: __memset_chk returned for a destination too small\n");
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *m = argc > 1 ? argv[1] : "";
+    if (strcmp(m, "correct") == 0)
+        return mode_correct();
+    if (strcmp(m, "route") == 0)
+        return mode_route();
+    if (strcmp(m, "ctor") == 0)
+        return mode_ctor();
+    if (strcmp(m, "signal") == 0)
+        return mode_signal();
+    if (strcmp(m, "threads") == 0)
+        return mode_threads();
+    if (strcmp(m, "fork") == 0)
+        return mode_fork();
+    if (strcmp(m, "chk") == 0)
+        return mode_chk();
+    if (strcmp(m, "env") == 0) {
+        const char *v = getenv("LD_PRELOAD");
+        printf("LD_PRELOAD=%s\n", v ? v : "");
+        return 0;
+    }
+    fprintf(stderr, "usage: target correct|route|ctor|signal|threads|fork|chk|env\n");
+    return 2;
+}
