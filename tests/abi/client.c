@@ -31,17 +31,22 @@
 #endif
 #define LIB_GROWN PC_ABI_LIB_GROWN
 
-/* A struct's size in 1.0: here, without the field a grown header adds. */
-#define SIZE_1_0(type) (sizeof(struct type) - (PROG_GROWN ? GROWN : 0))
+/* A struct's size in this tree's header, the library's own before the
+ * grown build adds its field (cur_sizes.c): 1.0's size until a release
+ * grows the struct. A grown program has exactly that plus its field. */
+#define CUR_SIZE(type) pc_abi_cur_##type
+extern const size_t pc_abi_cur_pc_batch, pc_abi_cur_pc_impl_info, pc_abi_cur_pc_pool_opts,
+    pc_abi_cur_pc_pool_stats, pc_abi_cur_pc_host, pc_abi_cur_pc_tuning,
+    pc_abi_cur_pc_threshold_info;
 /* The end of a field: the least size the library takes is the end of the
  * struct's last 1.0 field. */
 #define END(type, field) (offsetof(struct type, field) + sizeof(((struct type *)0)->field))
 /* More than any library knows: the library must look at all of it. */
 #define MORE 64
 
-static size_t lib_size(size_t s10)
+static size_t lib_size(size_t cur)
 {
-    return s10 + (LIB_GROWN ? GROWN : 0);
+    return cur + (LIB_GROWN ? GROWN : 0);
 }
 
 static size_t min_size(size_t a, size_t b)
@@ -49,8 +54,9 @@ static size_t min_size(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-/* After a call that filled the struct at p given size passed (1.0 size
- * s10, a slot of slot_n bytes): nothing before it or past passed was
+/* After a call that filled the struct at p given size passed (the
+ * library's size before growing s10, a slot of slot_n bytes): nothing
+ * before it or past passed was
  * written; a grown library's field reached the caller as far as passed
  * covers it; bytes past the library's struct were zeroed. */
 static void check_out(const char *what, const unsigned char *p, size_t passed, size_t s10,
@@ -185,7 +191,7 @@ static void run_out(const struct out_case *c)
 }
 
 #define OUT_CASE(type, last, fn, is_void, verify) \
-    {#fn, fn, is_void, sizeof(struct type), SIZE_1_0(type), END(type, last), verify}
+    {#fn, fn, is_void, sizeof(struct type), CUR_SIZE(type), END(type, last), verify}
 
 static int test_outputs(void)
 {
@@ -361,7 +367,7 @@ static void run_in(const struct in_case *c)
 }
 
 #define IN_CASE(type, last, prepare, fn) \
-    {#fn, prepare, fn, sizeof(struct type), SIZE_1_0(type), END(type, last)}
+    {#fn, prepare, fn, sizeof(struct type), CUR_SIZE(type), END(type, last)}
 
 static int test_inputs(void)
 {
@@ -443,22 +449,28 @@ static void check_library(void)
     }
 }
 
+/* A grown program's field starts at the library's own size: where a newer
+ * field must. */
+static void grown_at_end(void)
+{
 #if PROG_GROWN
-/* The grown field starts at the 1.0 size: where a newer field must. */
 #define GROWN_AT_END(type) \
-    _Static_assert(offsetof(struct type, pc_abi_grown) == SIZE_1_0(type), #type);
-GROWN_AT_END(pc_batch)
-GROWN_AT_END(pc_impl_info)
-GROWN_AT_END(pc_pool_opts)
-GROWN_AT_END(pc_pool_stats)
-GROWN_AT_END(pc_host)
-GROWN_AT_END(pc_tuning)
-GROWN_AT_END(pc_threshold_info)
+    CHECK_EQ(offsetof(struct type, pc_abi_grown), CUR_SIZE(type)); \
+    CHECK_EQ(sizeof(struct type), CUR_SIZE(type) + GROWN);
+    GROWN_AT_END(pc_batch)
+    GROWN_AT_END(pc_impl_info)
+    GROWN_AT_END(pc_pool_opts)
+    GROWN_AT_END(pc_pool_stats)
+    GROWN_AT_END(pc_host)
+    GROWN_AT_END(pc_tuning)
+    GROWN_AT_END(pc_threshold_info)
 #endif
+}
 
 int main(void)
 {
     check_library();
+    grown_at_end();
     int nout = test_outputs();
     int nin = test_inputs();
     test_tuning_fields();
