@@ -410,6 +410,11 @@ struct pc_host {
     char profile[256];        /* the profile file in force, "" if none */
     char profile_status[256]; /* one line: "in force", "none found", or
                                  why the profile was refused */
+    /* since 1.1 (NULL from a 1.0 library: unknown) */
+    const char *pool_tracking; /* one line: what a pool clears of a freed
+                                  allocation here, "written pages (...)"
+                                  or "whole runs (why)"; 4K and THP
+                                  backings, hugetlb is always whole runs */
 };
 
 /* Fill *h with what the library detected and the thresholds in force.
