@@ -14,7 +14,8 @@
  * charged for its clearing wherever the policy puts it. One more row,
  * pool-bg-caught-up, times only the N allocations after the background
  * worker has finished clearing (untimed): the allocation latency a program
- * sees when it does other work between freeing and allocating.
+ * sees when it does other work between freeing and allocating. Under the
+ * table, the calloc-style rows (pool_calloc.c).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,6 +32,7 @@
 #include "measure.h"
 #include "output.h"
 #include "pool.h"
+#include "pool_calloc.h"
 #include "stats.h"
 #include "units.h"
 
@@ -269,7 +271,7 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
     }
     if (fmt == CLI_FMT_DEFAULT)
         print_table(&p, table_no, st, ok, backing);
-    return 0;
+    return cli_pool_calloc_bench(runs, fmt, rs);
 }
 
 static int usage(void)
