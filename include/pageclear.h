@@ -300,7 +300,8 @@ struct pc_pool;
  * capacity is reserved up front. Returns NULL with errno set: EINVAL (bad
  * options, or a size below 1.0's), E2BIG (options this library does not
  * know are set), ENOMEM (the memory or the requested backing cannot be
- * had), EOVERFLOW (capacity too large). Thread-safe to use from any
+ * had), EOVERFLOW (capacity too large), ENOTSUP (since 1.1: tracking
+ * PC_POOL_TRACK_WRITTEN cannot be had here). Thread-safe to use from any
  * thread. */
 PC_API struct pc_pool *pc_pool_create(const struct pc_pool_opts *opts,
                                       size_t size);
