@@ -264,8 +264,11 @@ int pc_pool_free(struct pc_pool *p, void *ptr)
     /* Nothing to find out and nothing to do now: as before tracking, the
      * pages are simply dirty (cleared at allocation or by the worker). */
     if (p->policy != PC_POOL_INIT_ON_FREE && !p->tracked && p->resident_max == 0) {
-        for (size_t i = at; i < at + n; i++)
+        for (size_t i = at; i < at + n; i++) {
             p->state[i] = PG_DIRTY;
+            p->resident += !p->res[i]; /* the owner may have touched it */
+            p->res[i] = 1;
+        }
         p->dirty += n;
         if (p->policy == PC_POOL_BACKGROUND)
             pthread_cond_signal(&p->wake);
