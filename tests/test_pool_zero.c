@@ -6,7 +6,8 @@
  * (also while a neighbour in the same huge page is freed and re-armed), by
  * the kernel (read(2) into it, /proc/self/mem, process_vm_writev), after a
  * fork. Also: only-read pages are not written, tracking OFF clears whole
- * runs, the resident bound drops pages, the 1.0-sized options.
+ * runs, userfaultfd forbidden by seccomp falls back to them, the resident
+ * bound drops pages, the 1.0-sized options.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -15,6 +16,10 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -309,8 +314,50 @@ static void test_options(void)
     pc_pool_destroy(p);
 }
 
+/* Where userfaultfd is forbidden (a seccomp filter, as container
+ * runtimes install): whole runs, said so, and still zero. In a child,
+ * before anything in this process has probed. */
+static void test_forbidden(void)
+{
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        struct sock_filter f[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+            _exit(77); /* no seccomp here (an emulator): nothing to test */
+        struct pc_host h;
+        CHECK_EQ(pc_host_get(&h), 0);
+        CHECK(h.pool_tracking != NULL && strncmp(h.pool_tracking, "whole runs (", 12) == 0);
+        CHECK(strstr(h.pool_tracking, "not permitted") != NULL);
+        size_t len = 16 * PG, w;
+        struct pc_pool *p = make(len, PC_BACKING_4K, PC_POOL_INIT_ON_ALLOC, 0, 0);
+        CHECK(p != NULL && stats(p).tracking == PC_POOL_TRACK_OFF);
+        char *a = pc_pool_alloc(p, len);
+        CHECK(a != NULL);
+        a[PG] = 1;
+        a = recycle(p, a, len, &w);
+        CHECK_EQ(w, len);
+        pc_pool_destroy(p);
+        errno = 0;
+        CHECK(make(len, PC_BACKING_4K, 0, PC_POOL_TRACK_WRITTEN, 0) == NULL && errno == ENOTSUP);
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 77);
+    printf("userfaultfd forbidden: %s\n", WEXITSTATUS(status) ? "skipped (no seccomp)" : "ok");
+}
+
 int main(void)
 {
+    test_forbidden();
     /* Whether the kernel can track: a pool asked for WRITTEN tells. */
     struct pc_pool *probe = make(16 * PG, PC_BACKING_4K, 0, PC_POOL_TRACK_WRITTEN, 0);
     tracked_here = probe != NULL;
