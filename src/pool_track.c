@@ -14,8 +14,8 @@
  *
  * Clear or give back. A page that must become zero again can be cleared,
  * or dropped (MADV_DONTNEED) and refaulted, zeroed by the kernel, when next
- * touched. Measured on the Intel Xeon guest with THP (docs/measurements.md,
- * "Known zero"): drop 2.4 ms/GiB, clear 43 ms/GiB, refault 133 ms/GiB. So
+ * touched. Measured on the Intel Xeon guest with THP, per GiB: drop
+ * 2.4 ms, clear 43 ms, refault 133 ms (the kernel zeroing on fault). So
  * for memory that is used again clearing wins (43 against 2.4 + 133, more
  * than 3x), and dropping pays only for pages less than (43 - 2.4) / 133 =
  * 31% likely to be touched again - which the pool cannot know, and a pool
