@@ -201,6 +201,7 @@ int cli_info(int argc, char **argv)
     hugepages();
     printf("thp:            %s\n",
            read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)));
+    printf("pool clears:    %s\n", h.pool_tracking ? h.pool_tracking : "unknown");
     preemption();
     if (uname(&u) == 0)
         printf("kernel:         %s %s\n", u.release, u.machine);

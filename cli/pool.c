@@ -18,6 +18,7 @@
  * Each round's system and user CPU time goes with it into the records
  * (the background worker's too: what it clears after a round ends is
  * charged to the rounds that follow).
+ * Under the table, the calloc-style rows (pool_calloc.c).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -34,6 +35,7 @@
 #include "measure.h"
 #include "output.h"
 #include "pool.h"
+#include "pool_calloc.h"
 #include "stats.h"
 #include "units.h"
 
@@ -281,7 +283,7 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
     }
     if (fmt == CLI_FMT_DEFAULT)
         print_table(&p, table_no, st, ok, backing);
-    return 0;
+    return cli_pool_calloc_bench(runs, fmt, rs);
 }
 
 void cli_pool_usage(FILE *f)

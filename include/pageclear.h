@@ -254,6 +254,21 @@ enum pc_pool_policy {
                                   not reached */
 };
 
+/* What the pool clears of a freed allocation. */
+enum pc_pool_tracking {
+    PC_POOL_TRACK_AUTO = 0,   /* (opts) WRITTEN where the kernel can tell
+                                 (Linux 6.7+, 4K and THP backings), else
+                                 OFF; `pageclear info` says which. In
+                                 stats: unknown (a 1.0 library) */
+    PC_POOL_TRACK_OFF = 1,    /* every page of it: whole runs */
+    PC_POOL_TRACK_WRITTEN = 2 /* only the pages written while it was
+                                 allocated (by any thread, or by the kernel
+                                 on its behalf, e.g. read(2) into it); the
+                                 others are known zero and never cleared.
+                                 In opts: required (pc_pool_create fails
+                                 with ENOTSUP where it cannot be had) */
+};
+
 struct pc_pool_opts {
     size_t capacity;          /* bytes; rounded up to the backing page size;
                                  0 = 256 MiB */
@@ -262,6 +277,17 @@ struct pc_pool_opts {
     enum pc_pool_policy policy;
     int populate;             /* 1 (default): fault the memory in at create,
                                  so allocations never fault; 0: lazily */
+    /* since 1.1 (0 in a 1.0 program: the defaults) */
+    size_t resident_max;      /* bytes of the pool's memory it may keep
+                                 resident: past it, freed pages are given
+                                 back to the kernel (MADV_DONTNEED: zero
+                                 again, refaulted when touched) instead of
+                                 kept; 4K and THP backings (a hugetlb page
+                                 given back could not be had again).
+                                 0 (default): no bound, freed pages are
+                                 kept and cleared, the cheaper choice for
+                                 memory that is used again */
+    enum pc_pool_tracking tracking; /* AUTO (default), OFF or WRITTEN */
 };
 
 /* Fill *o with the defaults: 256 MiB, AUTO, INIT_ON_ALLOC, populate (and
@@ -277,7 +303,8 @@ struct pc_pool;
  * capacity is reserved up front. Returns NULL with errno set: EINVAL (bad
  * options, or a size below 1.0's), E2BIG (options this library does not
  * know are set), ENOMEM (the memory or the requested backing cannot be
- * had), EOVERFLOW (capacity too large). Thread-safe to use from any
+ * had), EOVERFLOW (capacity too large), ENOTSUP (since 1.1: tracking
+ * PC_POOL_TRACK_WRITTEN cannot be had here). Thread-safe to use from any
  * thread. */
 PC_API struct pc_pool *pc_pool_create(const struct pc_pool_opts *opts,
                                       size_t size);
@@ -311,6 +338,16 @@ struct pc_pool_stats {
     size_t allocs, frees;      /* calls that succeeded */
     size_t clears;             /* batched clear calls made */
     size_t cleared_bytes;      /* bytes those clears covered */
+    /* since 1.1 (0 from a 1.0 library: unknown) */
+    size_t skipped_bytes;      /* freed bytes found unwritten (known zero),
+                                  so never cleared */
+    size_t dropped_bytes;      /* freed bytes given back to the kernel to
+                                  keep within resident_max */
+    size_t resident;           /* bytes of the pool known resident: as of
+                                  its last look at each page (allocations
+                                  count as last seen; with tracking OFF, a
+                                  freed page counts as touched) */
+    enum pc_pool_tracking tracking; /* OFF or WRITTEN */
 };
 
 /* Fill *st. Returns 0, or -EINVAL for NULL arguments. */
@@ -378,6 +415,11 @@ struct pc_host {
     char profile_status[256]; /* one line: "in force, " and where it
                                  comes from, "none found (...)", or why
                                  the profile was refused */
+    /* since 1.1 (NULL from a 1.0 library: unknown) */
+    const char *pool_tracking; /* one line: what a pool clears of a freed
+                                  allocation here, "written pages (...)"
+                                  or "whole runs (why)"; 4K and THP
+                                  backings, hugetlb is always whole runs */
 };
 
 /* Fill *h with what the library detected and the thresholds in force.

@@ -10,6 +10,7 @@
 
 #include "pageclear.h"
 #include "abi.h"
+#include "written.h"
 #include "cpu.h"
 #include "impl.h"
 #include "numa.h"
@@ -98,5 +99,6 @@ int (pc_host_get)(struct pc_host *caller, size_t size)
                    "pc_host and pci_profile carry the same strings");
     memcpy(h->profile, pr->path, sizeof(h->profile));
     memcpy(h->profile_status, pr->status, sizeof(h->profile_status));
+    h->pool_tracking = pci_written_support();
     return PCI_ABI_OUT(pc_host, caller, size, h);
 }

@@ -12,12 +12,11 @@
  * clearing at free and in the worker uses non-temporal stores where the CPU
  * has them (nobody touches those pages soon).
  *
- * Every page is in one state, kept in a byte per page:
- *   CLEAN  free and known zero       DIRTY  free, holds old data
- *   ALLOC  handed out                BUSY   being cleared off the lock
- * An allocation's length in pages sits in head[] at its first page (0
- * elsewhere), which is what makes a foreign, interior or double free
- * detectable. One mutex guards the arrays; clearing runs outside it.
+ * Every page is in one state (pool.h). An allocation's length in pages
+ * sits in head[] at its first page (0 elsewhere), which is what makes a
+ * foreign, interior or double free detectable. One mutex guards the
+ * arrays; clearing, scanning and dropping run outside it. What a freed
+ * allocation wrote, and whether it is dropped, is pool_track.c's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,185 +28,101 @@
 #include "pageclear.h"
 #include "abi.h"
 #include "plan.h"
-
-#ifndef MAP_HUGE_SHIFT
-#define MAP_HUGE_SHIFT 26
-#endif
+#include "pool.h"
 
 #define DEFAULT_CAPACITY ((size_t)256 << 20)
-#define HUGE_2M ((size_t)2 << 20)
 #define HUGE_1G ((size_t)1 << 30)
 /* The background worker clears at most this much per turn, so a waiting
  * allocation is never stuck behind a long clear (about 1.5 ms at 22 GB/s,
  * the same reasoning as the 32 MiB batching unit). */
 #define WORKER_RUN_MAX (((size_t)32 << 20) / PC_PAGE_SIZE)
 
-enum { PG_CLEAN = 0, PG_DIRTY, PG_ALLOC, PG_BUSY, PG_ALLOC_DIRTY };
+static void *worker_main(void *arg);
 
-struct pc_pool {
-    pthread_mutex_t mu;
-    pthread_cond_t changed; /* BUSY pages became CLEAN */
-    pthread_cond_t wake;    /* the worker has DIRTY pages to clear */
-    char *base;
-    size_t map_len, npages;
-    enum pc_backing backing;
-    enum pc_pool_policy policy;
-    unsigned char *state;
-    uint32_t *head;
-    size_t cursor; /* next-fit: where the last allocation ended */
-    size_t clean, dirty, busy, in_use; /* pages */
-    size_t allocs, frees, clears, cleared;
-    pthread_t worker;
-    int has_worker, stopping;
-};
-
-const char *pc_backing_name(enum pc_backing b)
+/* Take the caller's options (defaults past its size) and check them: 0
+ * or the errno to fail with. */
+static int take_opts(struct pc_pool_opts *o, const struct pc_pool_opts *opts, size_t size)
 {
-    switch (b) {
-    case PC_BACKING_HUGETLB_1G: return "hugetlb-1G";
-    case PC_BACKING_HUGETLB_2M: return "hugetlb-2M";
-    case PC_BACKING_THP: return "thp";
-    case PC_BACKING_4K: return "4K";
-    default: return "auto";
+    pci_pool_opts_defaults(o);
+    if (opts != NULL) {
+        int rc = PCI_ABI_IN(pc_pool_opts, o, opts, size);
+        if (rc != 0)
+            return -rc;
     }
-}
-
-/* The defaults, padding included: what pc_pool_opts_init gives. */
-static void opts_defaults(struct pc_pool_opts *o)
-{
-    memset(o, 0, sizeof(*o));
-    o->capacity = DEFAULT_CAPACITY;
-    o->backing = PC_BACKING_AUTO;
-    o->policy = PC_POOL_INIT_ON_ALLOC;
-    o->populate = 1;
-}
-
-void (pc_pool_opts_init)(struct pc_pool_opts *o, size_t size)
-{
-    struct pc_pool_opts d;
-    opts_defaults(&d);
-    (void)PCI_ABI_OUT(pc_pool_opts, o, size, &d);
-}
-
-/* THP can be had through madvise unless the kernel lacks it or it is set
- * to "never" in /sys/kernel/mm/transparent_hugepage/enabled. */
-static int thp_usable(void)
-{
-    char buf[128] = "";
-    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-    if (f == NULL)
-        return 0;
-    int ok = fgets(buf, sizeof(buf), f) != NULL && strstr(buf, "[never]") == NULL;
-    fclose(f);
-    return ok;
-}
-
-/* Map capacity bytes with backing b; 0 or -errno. */
-static int map_backing(struct pc_pool *p, size_t capacity, enum pc_backing b, int populate)
-{
-    int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-    size_t page = PC_PAGE_SIZE;
-    if (b == PC_BACKING_HUGETLB_1G || b == PC_BACKING_HUGETLB_2M) {
-        page = b == PC_BACKING_HUGETLB_1G ? HUGE_1G : HUGE_2M;
-        flags |= MAP_HUGETLB | ((b == PC_BACKING_HUGETLB_1G ? 30 : 21) << MAP_HUGE_SHIFT);
-        if (populate)
-            flags |= MAP_POPULATE; /* reserved at mmap: no SIGBUS later */
-    }
-    if (capacity > SIZE_MAX - page)
-        return -EOVERFLOW;
-    size_t len = (capacity + page - 1) / page * page;
-    size_t over = b == PC_BACKING_THP ? HUGE_2M : 0; /* to align to 2 MiB */
-    if (b == PC_BACKING_4K && populate)
-        flags |= MAP_POPULATE;
-    char *a = mmap(NULL, len + over, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (a == MAP_FAILED)
-        return -errno;
-    if (b == PC_BACKING_THP) {
-        char *al = (char *)(((uintptr_t)a + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1));
-        if (al > a)
-            munmap(a, (size_t)(al - a));
-        if (a + over > al)
-            munmap(al + len, (size_t)(a + over - al));
-        a = al;
-        /* madvise succeeds even with THP set to "never", so ask sysfs: a
-         * pool must not report a backing it will not get. */
-        if (!thp_usable() || madvise(a, len, MADV_HUGEPAGE) != 0) {
-            munmap(a, len);
-            return -EINVAL;
-        }
-        if (populate) {
-            int rc = pc_populate(a, len, 1, 0);
-            if (rc != 0) {
-                munmap(a, len);
-                return rc;
-            }
-        }
-    }
-    p->base = a;
-    p->map_len = len;
-    p->backing = b;
+    if (o->capacity == 0)
+        o->capacity = DEFAULT_CAPACITY;
+    if ((unsigned)o->backing > PC_BACKING_4K || (unsigned)o->policy > PC_POOL_BACKGROUND ||
+        (o->populate != 0 && o->populate != 1) ||
+        (unsigned)o->tracking > PC_POOL_TRACK_WRITTEN)
+        return EINVAL;
+    /* head[] holds page counts in 32 bits: 16 TiB at most. */
+    if (o->capacity > SIZE_MAX - HUGE_1G || o->capacity / PC_PAGE_SIZE >= UINT32_MAX)
+        return EOVERFLOW;
     return 0;
 }
 
-static void *worker_main(void *arg);
-static void busy_cleared(struct pc_pool *p, size_t first, size_t n);
-
-struct pc_pool *(pc_pool_create)(const struct pc_pool_opts *opts, size_t size)
+/* Map the backing asked for, or with AUTO the best to be had: 0 or errno. */
+static int map_any(struct pc_pool *p, const struct pc_pool_opts *o)
 {
-    struct pc_pool_opts o;
-    opts_defaults(&o);
-    if (opts != NULL) {
-        int rc = PCI_ABI_IN(pc_pool_opts, &o, opts, size);
-        if (rc != 0) {
-            errno = -rc;
-            return NULL;
-        }
-    }
-    if (o.capacity == 0)
-        o.capacity = DEFAULT_CAPACITY;
-    if ((unsigned)o.backing > PC_BACKING_4K || (unsigned)o.policy > PC_POOL_BACKGROUND ||
-        (o.populate != 0 && o.populate != 1)) {
-        errno = EINVAL;
-        return NULL;
-    }
-    /* head[] holds page counts in 32 bits: 16 TiB at most. */
-    if (o.capacity > SIZE_MAX - HUGE_1G || o.capacity / PC_PAGE_SIZE >= UINT32_MAX) {
-        errno = EOVERFLOW;
-        return NULL;
-    }
-    struct pc_pool *p = calloc(1, sizeof(*p));
-    if (p == NULL)
-        return NULL;
-
     int rc = -ENOMEM;
-    if (o.backing != PC_BACKING_AUTO) {
-        rc = map_backing(p, o.capacity, o.backing, o.populate);
+    if (o->backing != PC_BACKING_AUTO) {
+        rc = pci_pool_map(p, o->capacity, o->backing, o->populate);
     } else {
         /* Best first; a 1 GiB page only where the pool is at least that
          * large (rounding 256 MiB up to 1 GiB would waste three quarters). */
         for (enum pc_backing b = PC_BACKING_HUGETLB_1G; b <= PC_BACKING_4K && rc != 0; b++)
-            if (b != PC_BACKING_HUGETLB_1G || o.capacity >= HUGE_1G)
-                rc = map_backing(p, o.capacity, b, o.populate);
+            if (b != PC_BACKING_HUGETLB_1G || o->capacity >= HUGE_1G)
+                rc = pci_pool_map(p, o->capacity, b, o->populate);
     }
-    if (rc != 0) {
+    return rc == 0 ? 0 : rc == -EOVERFLOW ? EOVERFLOW : rc == -EINVAL ? EINVAL : ENOMEM;
+}
+
+static void pool_free_arrays(struct pc_pool *p)
+{
+    free(p->state);
+    free(p->res);
+    free(p->mark);
+    free(p->head);
+    free(p);
+}
+
+struct pc_pool *(pc_pool_create)(const struct pc_pool_opts *opts, size_t size)
+{
+    struct pc_pool_opts o;
+    int err = take_opts(&o, opts, size);
+    struct pc_pool *p = err ? NULL : calloc(1, sizeof(*p));
+    if (p == NULL) {
+        errno = err ? err : ENOMEM;
+        return NULL;
+    }
+    err = map_any(p, &o);
+    if (err != 0) {
         free(p);
-        errno = rc == -EOVERFLOW ? EOVERFLOW : rc == -EINVAL ? EINVAL : ENOMEM;
+        errno = err;
         return NULL;
     }
     p->npages = p->map_len / PC_PAGE_SIZE;
     p->state = calloc(p->npages, 1); /* all CLEAN: fresh anonymous memory */
+    p->res = malloc(p->npages);
+    p->mark = calloc(p->npages, 1);
     p->head = calloc(p->npages, sizeof(*p->head));
     p->policy = o.policy;
     p->clean = p->npages;
-    if (p->state == NULL || p->head == NULL ||
-        pthread_mutex_init(&p->mu, NULL) != 0) {
+    p->resident_max = (o.resident_max + PC_PAGE_SIZE - 1) / PC_PAGE_SIZE;
+    /* Populated memory is resident; lazy memory is not until touched. */
+    p->resident = o.populate ? p->npages : 0;
+    p->w.uffd = p->w.pagemap = -1;
+    err = p->state && p->res && p->mark && p->head ? 0 : ENOMEM;
+    if (err == 0 && pci_pool_track_start(p, o.tracking, o.populate) != 0)
+        err = ENOTSUP;
+    if (err != 0 || pthread_mutex_init(&p->mu, NULL) != 0) {
+        pci_written_close(&p->w);
         munmap(p->base, p->map_len);
-        free(p->state);
-        free(p->head);
-        free(p);
-        errno = ENOMEM;
+        pool_free_arrays(p);
+        errno = err ? err : ENOMEM;
         return NULL;
     }
+    memset(p->res, o.populate, p->npages);
     pthread_cond_init(&p->changed, NULL);
     pthread_cond_init(&p->wake, NULL);
     if (p->policy == PC_POOL_BACKGROUND) {
@@ -253,6 +168,7 @@ static size_t clear_runs(struct pc_pool *p, size_t first, size_t n, unsigned cha
         while (j < first + n && p->state[j] == which)
             j++;
         pc_clear(p->base + i * PC_PAGE_SIZE, (j - i) * PC_PAGE_SIZE);
+        pci_pool_cleared(p, i, j - i); /* zero now: re-armed before handed out */
         bytes += (j - i) * PC_PAGE_SIZE;
         (*calls)++;
         i = j;
@@ -310,8 +226,13 @@ void *pc_pool_alloc(struct pc_pool *p, size_t len)
         bytes = clear_runs(p, at, n, PG_ALLOC_DIRTY, &calls);
 
     pthread_mutex_lock(&p->mu);
-    for (size_t i = at; i < at + n; i++)
+    for (size_t i = at; i < at + n; i++) {
+        if (p->state[i] == PG_ALLOC_DIRTY && !p->res[i]) { /* cleared: resident */
+            p->res[i] = 1;
+            p->resident++;
+        }
         p->state[i] = PG_ALLOC;
+    }
     p->head[at] = (uint32_t)n; /* only now can it be freed */
     p->allocs++;
     p->clears += calls;
@@ -340,9 +261,14 @@ int pc_pool_free(struct pc_pool *p, void *ptr)
     p->head[at] = 0;
     p->in_use -= n;
     p->frees++;
-    if (p->policy != PC_POOL_INIT_ON_FREE) {
-        for (size_t i = at; i < at + n; i++)
+    /* Nothing to find out and nothing to do now: as before tracking, the
+     * pages are simply dirty (cleared at allocation or by the worker). */
+    if (p->policy != PC_POOL_INIT_ON_FREE && !p->tracked && p->resident_max == 0) {
+        for (size_t i = at; i < at + n; i++) {
             p->state[i] = PG_DIRTY;
+            p->resident += !p->res[i]; /* the owner may have touched it */
+            p->res[i] = 1;
+        }
         p->dirty += n;
         if (p->policy == PC_POOL_BACKGROUND)
             pthread_cond_signal(&p->wake);
@@ -353,14 +279,7 @@ int pc_pool_free(struct pc_pool *p, void *ptr)
         p->state[i] = PG_BUSY;
     p->busy += n;
     pthread_mutex_unlock(&p->mu);
-
-    /* The old owner's data goes now; the pages go back to the pool, not to
-     * a caller, so they are cleared with cache-bypassing stores. */
-    pci_clear_cold_for(n * PC_PAGE_SIZE)(ptr, n * PC_PAGE_SIZE);
-
-    pthread_mutex_lock(&p->mu);
-    busy_cleared(p, at, n);
-    pthread_mutex_unlock(&p->mu);
+    pci_pool_freed(p, at, n); /* scans, drops or clears off the lock */
     return 0;
 }
 
@@ -368,8 +287,11 @@ int pc_pool_free(struct pc_pool *p, void *ptr)
  * allocations waiting for them. Called with the lock held. */
 static void busy_cleared(struct pc_pool *p, size_t first, size_t n)
 {
-    for (size_t i = first; i < first + n; i++)
+    for (size_t i = first; i < first + n; i++) {
         p->state[i] = PG_CLEAN;
+        p->resident += !p->res[i];
+        p->res[i] = 1;
+    }
     p->busy -= n;
     p->clean += n;
     p->clears++;
@@ -405,6 +327,7 @@ static void *worker_main(void *arg)
 
         /* Ahead of demand: nobody reads these pages soon. */
         pci_clear_cold_for(n * PC_PAGE_SIZE)(p->base + i * PC_PAGE_SIZE, n * PC_PAGE_SIZE);
+        pci_pool_cleared(p, i, n);
 
         pthread_mutex_lock(&p->mu);
         busy_cleared(p, i, n);
@@ -430,6 +353,10 @@ int (pc_pool_stats)(struct pc_pool *p, struct pc_pool_stats *st, size_t size)
     s.frees = p->frees;
     s.clears = p->clears;
     s.cleared_bytes = p->cleared;
+    s.skipped_bytes = p->skipped * PC_PAGE_SIZE;
+    s.dropped_bytes = p->dropped * PC_PAGE_SIZE;
+    s.resident = p->resident * PC_PAGE_SIZE;
+    s.tracking = p->tracked ? PC_POOL_TRACK_WRITTEN : PC_POOL_TRACK_OFF;
     pthread_mutex_unlock(&p->mu);
     return PCI_ABI_OUT(pc_pool_stats, st, size, &s);
 }
@@ -449,7 +376,6 @@ void pc_pool_destroy(struct pc_pool *p)
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->mu);
     munmap(p->base, p->map_len);
-    free(p->state);
-    free(p->head);
-    free(p);
+    pci_written_close(&p->w);
+    pool_free_arrays(p);
 }

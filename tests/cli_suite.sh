@@ -105,7 +105,7 @@ done
 step "pool and parallel commands"
 "$bin" pool -c 16 -n 2 --json > "$tmp/pool.json" || bad "pool exit $?"
 $check "$tmp/pool.json" --expect pool || bad "pool JSON"
-for m in page-at-a-time batched batched-cold fresh-populate pool-init-on-alloc pool-init-on-free pool-background pool-bg-caught-up; do
+for m in page-at-a-time batched batched-cold fresh-populate pool-init-on-alloc pool-init-on-free pool-background pool-bg-caught-up pool-calloc-whole; do
     grep -q "\"$m\"" "$tmp/pool.json" || bad "pool lacks $m"
 done
 "$bin" parallel -s 160MB -n 2 --csv > "$tmp/par.csv" || bad "parallel exit $?"

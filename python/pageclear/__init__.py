@@ -325,6 +325,13 @@ class Pool:
     - ``"init_on_free"``: at free, with non-temporal stores;
     - ``"background"``: by a worker thread ahead of demand.
 
+    Of a freed allocation the pool clears only the pages that were written
+    (``tracking="auto"``, where the kernel can tell: Linux 6.7+, ``"thp"``
+    and ``"4K"`` backings; ``"off"``: every page; ``"written"``: required,
+    ``OSError`` where it cannot be had). ``resident_max`` (bytes, 0 = no
+    bound) makes the pool give freed pages back to the kernel rather than
+    keep more than that resident.
+
     Memory from the pool (an array from :meth:`zeros`, a memoryview from
     :meth:`alloc`) returns to it when the last reference is gone. It keeps
     the pool alive: :meth:`close` (or leaving a ``with`` block) refuses new
@@ -338,7 +345,7 @@ class Pool:
     stay valid (its copy of the memory stays mapped until it exits).
 
     Raises (constructor):
-        ValueError: bad capacity, policy or backing name.
+        ValueError: bad capacity, policy, backing or tracking name.
         OSError: the memory or the requested backing cannot be had
             (``errno.ENOMEM``).
 
@@ -359,8 +366,17 @@ class Pool:
         policy: PolicyName = "init_on_alloc",
         backing: BackingName = "auto",
         populate: bool = True,
+        tracking: str = "auto",
+        resident_max: Union[int, str] = 0,
     ) -> None:
-        self._pool = _pageclear._Pool(capacity, policy=policy, backing=backing, populate=populate)
+        self._pool = _pageclear._Pool(
+            capacity,
+            policy=policy,
+            backing=backing,
+            populate=populate,
+            tracking=tracking,
+            resident_max=resident_max,
+        )
 
     def alloc(self, n: int) -> memoryview:
         """``n`` bytes from the pool, zero, as a writable memoryview.
@@ -407,7 +423,10 @@ class Pool:
         """The C pool's counters as a dict.
 
         Keys: ``backing``, ``policy``, ``capacity``, ``in_use``, ``clean``,
-        ``dirty``, ``allocs``, ``frees``, ``clears``, ``cleared_bytes``.
+        ``dirty``, ``allocs``, ``frees``, ``clears``, ``cleared_bytes``,
+        ``skipped_bytes`` (freed bytes found unwritten, never cleared),
+        ``dropped_bytes`` (given back to keep within ``resident_max``),
+        ``resident``, ``tracking`` (``"written"`` or ``"off"``).
 
         Raises:
             ValueError: the pool is closed.

@@ -117,20 +117,46 @@ static int parse_capacity(PyObject *obj, size_t *out)
     return 0;
 }
 
+/* Names of enum pc_pool_tracking, indexed by value. */
+static const char *const tracking_names[] = {"auto", "off", "written"};
+#define PCI_PY_NTRACKING (sizeof tracking_names / sizeof tracking_names[0])
+
+/* tracking= and resident_max= into o; -1 with an exception set. */
+static int parse_tracking(const char *tracking, PyObject *resident_obj,
+                          struct pc_pool_opts *o)
+{
+    size_t i = 0;
+    while (i < PCI_PY_NTRACKING && strcmp(tracking, tracking_names[i]) != 0)
+        i++;
+    if (i == PCI_PY_NTRACKING) {
+        PyErr_Format(PyExc_ValueError,
+                     "Pool: tracking must be \"auto\", \"off\" or "
+                     "\"written\", not \"%s\"", tracking);
+        return -1;
+    }
+    o->tracking = (enum pc_pool_tracking)i;
+    if (resident_obj == NULL)
+        return 0;
+    if (PyLong_Check(resident_obj) && PyLong_AsLong(resident_obj) == 0)
+        return 0; /* 0: no bound (parse_capacity refuses 0) */
+    return parse_capacity(resident_obj, &o->resident_max);
+}
+
 static PyObject *pool_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"capacity", "policy", "backing", "populate",
-                             NULL};
-    PyObject *capacity_obj;
-    const char *policy = "init_on_alloc", *backing = "auto";
+                             "tracking", "resident_max", NULL};
+    PyObject *capacity_obj, *resident_obj = NULL;
+    const char *policy = "init_on_alloc", *backing = "auto", *tracking = "auto";
     int populate = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$ssp:Pool", kwlist,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$sspsO:Pool", kwlist,
                                      &capacity_obj, &policy, &backing,
-                                     &populate))
+                                     &populate, &tracking, &resident_obj))
         return NULL;
     struct pc_pool_opts o;
     pc_pool_opts_init(&o);
-    if (parse_capacity(capacity_obj, &o.capacity) < 0)
+    if (parse_capacity(capacity_obj, &o.capacity) < 0 ||
+        parse_tracking(tracking, resident_obj, &o) < 0)
         return NULL;
     size_t i = 0;
     while (i < PCI_PY_NPOLICIES && strcmp(policy, policy_names[i]) != 0)
@@ -252,14 +278,20 @@ static PyObject *pool_stats(PoolObject *self, PyObject *unused)
     const char *policy = (size_t)st.policy < PCI_PY_NPOLICIES
                              ? policy_names[st.policy]
                              : "unknown";
+    const char *tracking = st.tracking == PC_POOL_TRACK_OFF ? "off"
+                           : st.tracking == PC_POOL_TRACK_WRITTEN ? "written"
+                                                                  : "unknown";
     return Py_BuildValue(
-        "{s:s,s:s,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "backing",
+        "{s:s,s:s,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:s}", "backing",
         backing_or_unknown(st.backing), "policy", policy, "capacity",
         (Py_ssize_t)st.capacity, "in_use", (Py_ssize_t)st.in_use, "clean",
         (Py_ssize_t)st.clean, "dirty", (Py_ssize_t)st.dirty, "allocs",
         (Py_ssize_t)st.allocs, "frees", (Py_ssize_t)st.frees, "clears",
         (Py_ssize_t)st.clears, "cleared_bytes",
-        (Py_ssize_t)st.cleared_bytes);
+        (Py_ssize_t)st.cleared_bytes, "skipped_bytes",
+        (Py_ssize_t)st.skipped_bytes, "dropped_bytes",
+        (Py_ssize_t)st.dropped_bytes, "resident", (Py_ssize_t)st.resident,
+        "tracking", tracking);
 }
 
 static PyObject *pool_get_closed(PoolObject *self, void *unused)
@@ -362,7 +394,8 @@ static PyTypeObject pool_type = {
     .tp_basicsize = sizeof(PoolObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "_Pool(capacity, *, policy='init_on_alloc', backing='auto', "
-              "populate=True): a pc_pool. Use pageclear.Pool.",
+              "populate=True, tracking='auto', resident_max=0): a pc_pool. "
+              "Use pageclear.Pool.",
     .tp_new = pool_new,
     .tp_dealloc = (destructor)pool_dealloc,
     .tp_methods = pool_methods,

@@ -55,6 +55,7 @@ def test_stats_keys_and_counters() -> None:
         assert set(st) == {
             "backing", "policy", "capacity", "in_use", "clean", "dirty",
             "allocs", "frees", "clears", "cleared_bytes",
+            "skipped_bytes", "dropped_bytes", "resident", "tracking",
         }
         assert st["capacity"] >= 1 << 20 and st["in_use"] == 0
         a = pool.alloc(PAGE)
@@ -279,3 +280,33 @@ def test_fork_child_cannot_use_parent_pool(np, policy: str) -> None:  # type: ig
     del b
     pool.close()
     assert pool._pool.destroyed
+
+
+def test_tracking_clears_only_written_pages() -> None:
+    for tracking in ("auto", "off"):
+        with pageclear.Pool(64 * PAGE, backing="4K", tracking=tracking) as pool:
+            tracked = pool.stats()["tracking"] == "written"
+            assert tracking == "auto" or not tracked
+            mv = pool.alloc(64 * PAGE)
+            mv[5 * PAGE] = 1
+            del mv
+            st = pool.stats()
+            assert st["dirty"] == (PAGE if tracked else 64 * PAGE)
+            assert st["skipped_bytes"] == (63 * PAGE if tracked else 0)
+            mv = pool.alloc(64 * PAGE)
+            assert bytes(mv) == bytes(64 * PAGE)
+            del mv
+    with pytest.raises(ValueError):
+        pageclear.Pool(PAGE, tracking="sometimes")
+
+
+def test_resident_max_drops_freed_pages() -> None:
+    with pageclear.Pool(64 * PAGE, backing="4K", resident_max=16 * PAGE) as pool:
+        mv = pool.alloc(64 * PAGE)
+        mv[:] = b"y" * (64 * PAGE)
+        del mv
+        st = pool.stats()
+        assert st["dropped_bytes"] >= 48 * PAGE and st["resident"] <= 16 * PAGE
+        mv = pool.alloc(64 * PAGE)
+        assert bytes(mv) == bytes(64 * PAGE)
+        del mv

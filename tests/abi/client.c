@@ -31,34 +31,22 @@
 #endif
 #define LIB_GROWN PC_ABI_LIB_GROWN
 
-/* A struct's size in 1.0: here, without the field a grown header adds. */
-#define SIZE_1_0(type) (sizeof(struct type) - (PROG_GROWN ? GROWN : 0))
-/* What this library appended to a struct after 1.0 (docs/abi.md: members
- * are only appended), which a program built against the 1.0 header does
- * not count in its sizeof: the library's own size is the program's plus
- * this. A program built against this release's header counts it. */
-#if PC_NTHRESHOLDS == 4 /* the 1.0 header */
-#define ADDED_pc_tuning sizeof(size_t) /* 1.1: preload_min */
-#else
-#define ADDED_pc_tuning 0
-#endif
-#define ADDED_pc_batch 0
-#define ADDED_pc_impl_info 0
-#define ADDED_pc_pool_opts 0
-#define ADDED_pc_pool_stats 0
-#define ADDED_pc_host 0
-#define ADDED_pc_threshold_info 0
-/* The library's size of a struct, without a grown library's field. */
-#define SIZE_LIB(type) (SIZE_1_0(type) + ADDED_##type)
+/* A struct's size in this tree's header, the library's own before the
+ * grown build adds its field (cur_sizes.c): 1.0's size until a release
+ * grows the struct. A grown program has exactly that plus its field. */
+#define CUR_SIZE(type) pc_abi_cur_##type
+extern const size_t pc_abi_cur_pc_batch, pc_abi_cur_pc_impl_info, pc_abi_cur_pc_pool_opts,
+    pc_abi_cur_pc_pool_stats, pc_abi_cur_pc_host, pc_abi_cur_pc_tuning,
+    pc_abi_cur_pc_threshold_info;
 /* The end of a field: the least size the library takes is the end of the
  * struct's last 1.0 field. */
 #define END(type, field) (offsetof(struct type, field) + sizeof(((struct type *)0)->field))
 /* More than any library knows: the library must look at all of it. */
 #define MORE 64
 
-static size_t lib_size(size_t lib0)
+static size_t lib_size(size_t cur)
 {
-    return lib0 + (LIB_GROWN ? GROWN : 0);
+    return cur + (LIB_GROWN ? GROWN : 0);
 }
 
 static size_t min_size(size_t a, size_t b)
@@ -67,17 +55,17 @@ static size_t min_size(size_t a, size_t b)
 }
 
 /* After a call that filled the struct at p given size passed (the
- * library's size lib0 without a grown field, a slot of slot_n bytes):
- * nothing before it or past passed was written; a grown library's field
- * reached the caller as far as passed covers it; bytes past the library's
- * struct were zeroed. */
-static void check_out(const char *what, const unsigned char *p, size_t passed, size_t lib0,
+ * library's size before growing s10, a slot of slot_n bytes): nothing
+ * before it or past passed was
+ * written; a grown library's field reached the caller as far as passed
+ * covers it; bytes past the library's struct were zeroed. */
+static void check_out(const char *what, const unsigned char *p, size_t passed, size_t s10,
                       size_t slot_n)
 {
-    size_t lib = lib_size(lib0);
+    size_t lib = lib_size(s10);
     int ok = before_untouched(p) && all(p + passed, slot_n - passed, CANARY);
-    if (LIB_GROWN && passed > lib0)
-        ok = ok && all(p + lib0, min_size(passed, lib) - lib0, GROWN_BYTE);
+    if (LIB_GROWN && passed > s10)
+        ok = ok && all(p + s10, min_size(passed, lib) - s10, GROWN_BYTE);
     if (passed > lib)
         ok = ok && all(p + lib, passed - lib, 0);
     if (!ok) {
@@ -176,7 +164,7 @@ struct out_case {
     const char *what;
     int (*call)(void *p, size_t size);
     int is_void; /* the init functions: refusing is doing nothing */
-    size_t size, s10, min, lib0;
+    size_t size, s10, min;
     void (*verify)(const void *p);
 };
 
@@ -196,15 +184,14 @@ static void run_out(const struct out_case *c)
             continue;
         }
         CHECK_EQ(rc, 0);
-        check_out(c->what, p, n, c->lib0, slot_n);
+        check_out(c->what, p, n, c->s10, slot_n);
         c->verify(p); /* n covers every 1.0 field */
     }
     CHECK(c->is_void || c->call(NULL, c->size) == -EINVAL);
 }
 
 #define OUT_CASE(type, last, fn, is_void, verify) \
-    {#fn, fn, is_void, sizeof(struct type), SIZE_1_0(type), END(type, last), SIZE_LIB(type), \
-     verify}
+    {#fn, fn, is_void, sizeof(struct type), CUR_SIZE(type), END(type, last), verify}
 
 static int test_outputs(void)
 {
@@ -345,7 +332,7 @@ struct in_case {
     const char *what;
     void (*prepare)(void *p, size_t size);
     int (*call)(const void *p, size_t size);
-    size_t size, s10, min, lib0;
+    size_t size, s10, min;
 };
 
 /* One call with the struct made for size n (at the end of a slot), its
@@ -365,7 +352,7 @@ static void in_call(const struct in_case *c, size_t n, size_t from, size_t to, i
 
 static void run_in(const struct in_case *c)
 {
-    size_t lib = lib_size(c->lib0), more = c->size + MORE;
+    size_t lib = lib_size(c->s10), more = c->size + MORE;
     in_call(c, c->size, 0, 0, 0);
     /* The field a grown program has and the library may not: set, it is
      * refused unless the library knows it. */
@@ -373,14 +360,14 @@ static void run_in(const struct in_case *c)
         in_call(c, c->size, c->s10, c->size, LIB_GROWN ? 0 : -E2BIG);
     in_call(c, more, 0, 0, 0);                  /* zero past the library: taken */
     in_call(c, more, more - 1, more, -E2BIG);   /* a byte past it set: refused */
-    in_call(c, more, c->lib0, lib, 0);          /* what it knows set: taken */
+    in_call(c, more, c->s10, lib, 0);           /* what it knows set: taken */
     in_call(c, c->min, 0, 0, 0);
     CHECK_EQ(c->call(slot(c->size), c->min - 1), -EINVAL);
     CHECK_EQ(c->call(slot(c->size), SLOT_PAGE + 1), -EINVAL);
 }
 
 #define IN_CASE(type, last, prepare, fn) \
-    {#fn, prepare, fn, sizeof(struct type), SIZE_1_0(type), END(type, last), SIZE_LIB(type)}
+    {#fn, prepare, fn, sizeof(struct type), CUR_SIZE(type), END(type, last)}
 
 static int test_inputs(void)
 {
@@ -466,22 +453,28 @@ static void check_library(void)
     }
 }
 
+/* A grown program's field starts at the library's own size: where a newer
+ * field must. */
+static void grown_at_end(void)
+{
 #if PROG_GROWN
-/* The grown field starts at the 1.0 size: where a newer field must. */
 #define GROWN_AT_END(type) \
-    _Static_assert(offsetof(struct type, pc_abi_grown) == SIZE_1_0(type), #type);
-GROWN_AT_END(pc_batch)
-GROWN_AT_END(pc_impl_info)
-GROWN_AT_END(pc_pool_opts)
-GROWN_AT_END(pc_pool_stats)
-GROWN_AT_END(pc_host)
-GROWN_AT_END(pc_tuning)
-GROWN_AT_END(pc_threshold_info)
+    CHECK_EQ(offsetof(struct type, pc_abi_grown), CUR_SIZE(type)); \
+    CHECK_EQ(sizeof(struct type), CUR_SIZE(type) + GROWN);
+    GROWN_AT_END(pc_batch)
+    GROWN_AT_END(pc_impl_info)
+    GROWN_AT_END(pc_pool_opts)
+    GROWN_AT_END(pc_pool_stats)
+    GROWN_AT_END(pc_host)
+    GROWN_AT_END(pc_tuning)
+    GROWN_AT_END(pc_threshold_info)
 #endif
+}
 
 int main(void)
 {
     check_library();
+    grown_at_end();
     int nout = test_outputs();
     int nin = test_inputs();
     test_tuning_fields();

@@ -135,6 +135,16 @@ pub const PC_POOL_INIT_ON_FREE: pc_pool_policy = 1;
 /// A worker thread clears freed runs ahead of demand.
 pub const PC_POOL_BACKGROUND: pc_pool_policy = 2;
 
+/// `enum pc_pool_tracking`: what a pool clears of a freed allocation.
+pub type pc_pool_tracking = c_uint;
+/// (opts) Written pages where the kernel can tell, else whole runs; (stats)
+/// unknown.
+pub const PC_POOL_TRACK_AUTO: pc_pool_tracking = 0;
+/// Every page: whole runs.
+pub const PC_POOL_TRACK_OFF: pc_pool_tracking = 1;
+/// Only the written pages (in opts: required).
+pub const PC_POOL_TRACK_WRITTEN: pc_pool_tracking = 2;
+
 /// `struct pc_pool_opts`: options of `pc_pool_create`.
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -147,6 +157,11 @@ pub struct pc_pool_opts {
     pub policy: pc_pool_policy,
     /// 1: fault the memory in at create; 0: lazily.
     pub populate: c_int,
+    /// (1.1) Bytes the pool may keep resident; past it freed pages are
+    /// given back to the kernel. 0: no bound.
+    pub resident_max: usize,
+    /// (1.1) A `PC_POOL_TRACK_*` value.
+    pub tracking: pc_pool_tracking,
 }
 
 /// `struct pc_pool`: an opaque pool, used through pointers only.
@@ -180,6 +195,15 @@ pub struct pc_pool_stats {
     pub clears: usize,
     /// Bytes those clears covered.
     pub cleared_bytes: usize,
+    /// (1.1) Freed bytes found unwritten (known zero), never cleared.
+    pub skipped_bytes: usize,
+    /// (1.1) Freed bytes given back to the kernel to keep within
+    /// `resident_max`.
+    pub dropped_bytes: usize,
+    /// (1.1) Bytes of the pool known resident.
+    pub resident: usize,
+    /// (1.1) `PC_POOL_TRACK_OFF` or `_WRITTEN` (0 from a 1.0 library).
+    pub tracking: pc_pool_tracking,
 }
 
 /// `struct pc_host`: what the library detected and the thresholds in force.
@@ -221,6 +245,9 @@ pub struct pc_host {
     pub profile: [c_char; 256],
     /// "in force", "none found", or why the profile was refused.
     pub profile_status: [c_char; 256],
+    /// (1.1) What a pool clears of a freed allocation here, one line
+    /// (NULL from a 1.0 library).
+    pub pool_tracking: *const c_char,
 }
 
 /// `struct pc_tuning`: the thresholds a profile sets.

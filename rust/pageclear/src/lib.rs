@@ -68,7 +68,7 @@ pub use host::{
     Cache, Host, Primitive, Tuning, default_unit, host, parse_size, primitive, primitives,
     selected, selected_cold, selected_temporal, version,
 };
-pub use pool::{Backing, Policy, Pool, PoolBox, PoolOptions, PoolStats};
+pub use pool::{Backing, Policy, Pool, PoolBox, PoolOptions, PoolStats, Tracking};
 
 // The user guide's examples run as doc tests (in the repository only: the
 // packaged crate does not carry docs/).

@@ -47,6 +47,43 @@ impl Policy {
     }
 }
 
+/// What the pool clears of a freed allocation (library 1.1).
+///
+/// ```
+/// assert_eq!(pageclear::PoolOptions::default().tracking, pageclear::Tracking::Auto);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Tracking {
+    /// Options: only written pages where the kernel can tell (Linux 6.7+,
+    /// THP and base pages), else every page. Stats: unknown (a 1.0
+    /// library).
+    Auto,
+    /// Every page of it: whole runs.
+    Off,
+    /// Only the pages written while it was allocated, by any thread or by
+    /// the kernel on its behalf; the others are known zero and never
+    /// cleared. Options: required (creation fails where it cannot be had).
+    Written,
+}
+
+impl Tracking {
+    fn to_raw(self) -> sys::pc_pool_tracking {
+        match self {
+            Tracking::Auto => sys::PC_POOL_TRACK_AUTO,
+            Tracking::Off => sys::PC_POOL_TRACK_OFF,
+            Tracking::Written => sys::PC_POOL_TRACK_WRITTEN,
+        }
+    }
+
+    fn from_raw(v: sys::pc_pool_tracking) -> Tracking {
+        [Tracking::Auto, Tracking::Off, Tracking::Written]
+            .into_iter()
+            .find(|t| t.to_raw() == v)
+            .unwrap_or(Tracking::Auto) // something newer: unknown here
+    }
+}
+
 /// How the pool's memory is backed, best first.
 ///
 /// ```
@@ -138,6 +175,12 @@ pub struct PoolOptions {
     /// Fault the memory in at creation, so allocations never fault
     /// (`false`: lazily).
     pub populate: bool,
+    /// Bytes of the pool's memory it may keep resident: past it, freed
+    /// pages are given back to the kernel instead of kept (THP and base
+    /// pages). 0: no bound.
+    pub resident_max: usize,
+    /// What is cleared of a freed allocation.
+    pub tracking: Tracking,
 }
 
 impl Default for PoolOptions {
@@ -153,6 +196,8 @@ impl Default for PoolOptions {
             policy: Policy::from_raw(raw.policy),
             backing: Backing::from_raw(raw.backing),
             populate: raw.populate != 0,
+            resident_max: raw.resident_max,
+            tracking: Tracking::from_raw(raw.tracking),
         }
     }
 }
@@ -189,6 +234,15 @@ pub struct PoolStats {
     pub clears: usize,
     /// Bytes those clears covered.
     pub cleared_bytes: usize,
+    /// Freed bytes found unwritten (known zero), never cleared.
+    pub skipped_bytes: usize,
+    /// Freed bytes given back to the kernel to keep within
+    /// [`PoolOptions::resident_max`].
+    pub dropped_bytes: usize,
+    /// Bytes of the pool known resident.
+    pub resident: usize,
+    /// [`Tracking::Written`] or [`Tracking::Off`].
+    pub tracking: Tracking,
 }
 
 /// A pool of zeroed pages: one contiguous mapping reserved up front, handed
@@ -262,6 +316,8 @@ impl Pool {
         raw.backing = opts.backing.to_raw();
         raw.policy = opts.policy.to_raw();
         raw.populate = opts.populate as i32;
+        raw.resident_max = opts.resident_max;
+        raw.tracking = opts.tracking.to_raw();
         // SAFETY: raw is a valid pc_pool_opts of the size passed.
         let p = unsafe { sys::pc_pool_create(&raw, size_of::<sys::pc_pool_opts>()) };
         NonNull::new(p)
@@ -333,6 +389,10 @@ impl Pool {
             frees: st.frees,
             clears: st.clears,
             cleared_bytes: st.cleared_bytes,
+            skipped_bytes: st.skipped_bytes,
+            dropped_bytes: st.dropped_bytes,
+            resident: st.resident,
+            tracking: Tracking::from_raw(st.tracking),
         }
     }
 }

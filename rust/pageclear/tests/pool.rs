@@ -2,7 +2,7 @@
 //! The pool: zeroed allocations under every policy, errors, stats, drop
 //! order and threads.
 
-use pageclear::{Backing, ErrorKind, Policy, Pool, PoolBox, PoolOptions};
+use pageclear::{Backing, ErrorKind, Policy, Pool, PoolBox, PoolOptions, Tracking};
 
 const PAGE: usize = 4096;
 const POLICIES: [Policy; 3] = [Policy::InitOnAlloc, Policy::InitOnFree, Policy::Background];
@@ -229,4 +229,45 @@ fn debug_output_shows_the_stats() {
     let b = pool.alloc(PAGE).unwrap();
     assert!(format!("{pool:?}").contains("in_use: 4096"));
     assert!(format!("{b:?}").contains("len: 4096"));
+}
+
+#[test]
+fn tracking_clears_only_the_written_pages() {
+    for tracking in [Tracking::Auto, Tracking::Off] {
+        let pool = Pool::new(PoolOptions {
+            capacity: 64 * 4096,
+            backing: Backing::Base,
+            tracking,
+            ..Default::default()
+        })
+        .unwrap();
+        let tracked = pool.stats().tracking == Tracking::Written;
+        assert!(tracking == Tracking::Auto || !tracked);
+        let mut a = pool.alloc(64 * 4096).unwrap();
+        a[5 * 4096] = 1;
+        drop(a);
+        let st = pool.stats();
+        assert_eq!(st.dirty, if tracked { 4096 } else { 64 * 4096 });
+        assert_eq!(st.skipped_bytes, if tracked { 63 * 4096 } else { 0 });
+        let a = pool.alloc(64 * 4096).unwrap();
+        assert!(a.iter().all(|&b| b == 0));
+    }
+}
+
+#[test]
+fn the_resident_bound_drops_freed_pages() {
+    let pool = Pool::new(PoolOptions {
+        capacity: 64 * 4096,
+        backing: Backing::Base,
+        resident_max: 16 * 4096,
+        ..Default::default()
+    })
+    .unwrap();
+    let mut a = pool.alloc(64 * 4096).unwrap();
+    a.fill(0x5A);
+    drop(a);
+    let st = pool.stats();
+    assert!(st.dropped_bytes >= 48 * 4096 && st.resident <= 16 * 4096);
+    let a = pool.alloc(64 * 4096).unwrap();
+    assert!(a.iter().all(|&b| b == 0));
 }

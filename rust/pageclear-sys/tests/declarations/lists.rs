@@ -37,18 +37,22 @@ structs! {
         name: *const c_char, arch: *const c_char, features: *const c_char,
         description: *const c_char, cache: pc_cache, supported: c_int,
     }
-    pc_pool_opts { capacity: usize, backing: pc_backing, policy: pc_pool_policy, populate: c_int }
+    pc_pool_opts {
+        capacity: usize, backing: pc_backing, policy: pc_pool_policy, populate: c_int,
+        resident_max: usize, tracking: pc_pool_tracking,
+    }
     pc_pool_stats {
         backing: pc_backing, policy: pc_pool_policy, capacity: usize, in_use: usize,
         clean: usize, dirty: usize, allocs: usize, frees: usize, clears: usize,
-        cleared_bytes: usize,
+        cleared_bytes: usize, skipped_bytes: usize, dropped_bytes: usize, resident: usize,
+        tracking: pc_pool_tracking,
     }
     pc_host {
         vendor: [c_char; 16], features: [c_char; 256], hypervisor: c_int, llc_size: usize,
         zva_block: usize, vector_max: usize, nt_threshold: usize, unit: usize,
         forced: *const c_char, numa_nodes: c_int, cold_nt_threshold: usize,
         parallel_nt_threshold: usize, family: c_uint, model: c_uint, stepping: c_uint,
-        profile: [c_char; 256], profile_status: [c_char; 256],
+        profile: [c_char; 256], profile_status: [c_char; 256], pool_tracking: *const c_char,
     }
     pc_tuning {
         vector_max: usize, nt_threshold: usize, cold_nt_threshold: usize,
@@ -85,6 +89,7 @@ enums! {
         PC_BACKING_4K,
     }
     pc_pool_policy { PC_POOL_INIT_ON_ALLOC, PC_POOL_INIT_ON_FREE, PC_POOL_BACKGROUND }
+    pc_pool_tracking { PC_POOL_TRACK_AUTO, PC_POOL_TRACK_OFF, PC_POOL_TRACK_WRITTEN }
     pc_threshold {
         PC_THRESHOLD_VECTOR_MAX, PC_THRESHOLD_NT, PC_THRESHOLD_COLD_NT,
         PC_THRESHOLD_PARALLEL_NT, PC_THRESHOLD_PRELOAD_MIN,

@@ -270,7 +270,11 @@ fn checks_fail_when_the_header_differs() {
             "pc_pool_stats.allocs",
         ),
         ("char vendor[16];", "char vendor[32];", "pc_host.vendor"),
-        ("int populate;", "int populate; int extra;", "extra"),
+        (
+            "enum pc_pool_tracking tracking; /* AUTO",
+            "enum pc_pool_tracking tracking; int extra; /* AUTO",
+            "extra",
+        ),
         (
             "int pc_clear(void *addr, size_t len)",
             "int pc_clear(void *addr, unsigned len)",
