@@ -3,8 +3,8 @@
  * defaults.c - the thresholds' built-in defaults: one rule per row of
  * thresholds.def, from the CPU and the defaults of the rows above it, each
  * with the measurement behind it. The rules read only the CPU description
- * (struct pci_cpu), so tests feed them any machine. A profile (`pageclear tune`) or a
- * PAGECLEAR_* variable overrides them per host.
+ * (struct pci_cpu), so tests feed them any machine. A profile
+ * (`pageclear tune`) or a PAGECLEAR_* variable overrides them per host.
  */
 #include <stddef.h>
 
@@ -18,7 +18,7 @@
  * Xeon guest (Sapphire/Emerald Rapids class, L2 2 MiB, AVX-512, Part I),
  * the AMD EPYC Zen 4 guest (L2 1 MiB, L3 32 MiB, AVX-512, CLZERO, Part II)
  * and the AMD EPYC Zen 3 guest (L2 512 KiB, L3 32 MiB, AVX2, CLZERO, no
- * AVX-512, Part III).
+ * AVX-512, Part III, section 16).
  */
 
 /* vector_max: below this length vector stores beat rep stosb, whose
@@ -30,7 +30,8 @@
  * third at 48 KiB (its L1d); on the Zen 4 guest `pageclear tune` put it
  * anywhere from 4 to 64 KiB, the candidates within the noise of each
  * other (section 10); on the Zen 3 guest avx2 and stosb are within 6% at
- * 64 KiB warm (Part III). FSRM does not move it: the Intel guest has FSRM. */
+ * 64 KiB warm (Part III, section 16). FSRM does not move it: the Intel
+ * guest has FSRM. */
 #define VECTOR_MAX ((size_t)32 << 10)
 
 static size_t default_vector_max(const struct pci_cpu *c, const struct pci_tuning *t)
@@ -63,10 +64,10 @@ static size_t default_vector_max(const struct pci_cpu *c, const struct pci_tunin
  * Zen 4 guest, 32 MiB L3 (sections 9 and 10): warm favours stosb up to
  * 8 MiB (92 / 82 GB/s at 8 MiB against clzero) and streaming from 16 MiB
  * (+40-50%); use favours streaming by 6% at 8 MiB and 20% at 16 MiB: the
- * window is 8-16 MiB. Zen 3 guest, 32 MiB L3 (Part III): warm at 8 MiB
- * clzero gave 43.7 GB/s against avx2 67.3 and stosb 64.1, so the
- * threshold must lie above 8 MiB; use at 16 MiB streams (clzero 13.0
- * against memset's rep stosb 8.7). Half the L3, 16 MiB, lands in both.
+ * window is 8-16 MiB. Zen 3 guest, 32 MiB L3 (Part III, section 16):
+ * warm at 8 MiB clzero gave 43.7 GB/s against avx2 67.3 and stosb 64.1,
+ * so the threshold must lie above 8 MiB; use at 16 MiB streams (clzero
+ * 13.0 against glibc 2.36's memset, rep stosb there, 8.7). Half the L3, 16 MiB, lands in both.
  * What no threshold fixes on Zen 3: in `use` streaming leads from ~1 MiB
  * (clzero +29% at 1 MiB, +35% at 4 MiB) while in `warm` it loses 30-50% up
  * to 8 MiB; a threshold below 8 MiB trades one for the other (a profile
@@ -91,13 +92,13 @@ static size_t default_nt_threshold(const struct pci_cpu *c, const struct pci_tun
  * clzero). pc_clear_cold's caller will not read the memory soon, so a line
  * brought into cache is a read of memory for nothing, and streaming stores
  * have no start-up to amortise. Intel guest, extents not in cache
- * (`pageclear mem clear --cache cold -s SIZE -f all -n 9`, Part I section
- * 9): avx512-nt 11.1 / 14.7 / 17.8 GB/s at 4 / 8 / 16 KiB against 7.8 /
+ * (`pageclear mem clear --cache cold -s SIZE -f all -n 9`, section 17):
+ * avx512-nt 11.1 / 14.7 / 17.8 GB/s at 4 / 8 / 16 KiB against 7.8 /
  * 6.5 / 8.4 for avx512 (the end of the vector range, the old default,
  * ran avx512 there), and 21-25 against 10-12 for rep stosb from 64 KiB
  * to 256 MiB. Zen 4 guest, `pageclear tune` (section 10): 4-8 KiB in every
- * run, clzero +10% at 4 KiB and +35% at 16 KiB. Zen 3 guest (Part III):
- * at 4 KiB cold avx2 gave 17.8 GB/s where clzero gave 19.5. Without
+ * run, clzero +10% at 4 KiB and +35% at 16 KiB. Zen 3 guest (Part III,
+ * section 16): at 4 KiB cold avx2 gave 17.8 GB/s where clzero gave 19.5. Without
  * streaming stores it is "never", said honestly. */
 #define COLD_NT ((size_t)4 << 10)
 

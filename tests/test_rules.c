@@ -6,9 +6,10 @@
  * window each threshold's measured crossover allows, and which primitive
  * pc_clear (warm, use) or pc_clear_cold (cold) should pick at sizes from
  * 4 KiB to 1 GiB where the measurements say. The figures behind every row
- * are in docs/measurements.md (Part I: the Intel guest, Part II: Zen 4,
- * Part III: Zen 3). The rules and the selector are pure functions of the
- * description, so nothing here runs an instruction the host lacks.
+ * are in docs/measurements.md (Part I: the Intel guest, and its cold small
+ * extents in section 17; Part II: Zen 4; Part III: Zen 3). The rules and
+ * the selector are pure functions of the description, so nothing here
+ * runs an instruction the host lacks.
  */
 #include "harness.h"
 #include "cpu.h"
@@ -67,7 +68,7 @@ static const struct machine machines[] = {
       {PC_THRESHOLD_VECTOR_MAX, 16 * KIB + 1, 48 * KIB},
       /* warm: streaming loses 44% at 1 MiB; use: stosb loses 23% at 4 MiB */
       {PC_THRESHOLD_NT, 1 * MIB + 1, 4 * MIB},
-      /* cold: avx512-nt +32% at 4 KiB over avx512 (section 9) */
+      /* cold: avx512-nt +32% at 4 KiB over avx512 (section 17) */
       {PC_THRESHOLD_COLD_NT, 4 * KIB, 4 * KIB}},
      {{4 * KIB, WARM, {AVX512, NONE}, 0},
       {16 * KIB, WARM, {AVX512, NONE}, 0},
