@@ -20,6 +20,7 @@
 
 #include "args.h"
 #include "buffer.h"
+#include "check_advice.h"
 #include "commands.h"
 #include "contract.h"
 #include "durations.h"
@@ -78,10 +79,10 @@ static void profile_line(enum pc_threshold i, size_t v, char *out, size_t n)
 }
 
 /* Which profile line would make the function in `role` run `faster` at
- * size s (or why none would). The selection is read from the library, not
- * re-derived: what it runs now at s, what it streams with, and what its
- * cache-allocating plan runs at s. */
-static void fix_line(enum role role, size_t s, const char *faster, char *out, size_t n)
+ * size s (or why none would); 1 if it wrote a profile line. The selection
+ * is read from the library, not re-derived: what it runs now at s, what it
+ * streams with, and what its cache-allocating plan runs at s. */
+static int fix_line(enum role role, size_t s, const char *faster, char *out, size_t n)
 {
     const char *now = role == ROLE_COLD ? pc_selected_cold(s) : pc_selected(s);
     /* the streaming threshold that governs this function alone */
@@ -96,15 +97,13 @@ static void fix_line(enum role role, size_t s, const char *faster, char *out, si
         snprintf(out, n, "it runs %s itself: the gap is call overhead or noise", now);
     } else if (fc == PC_CACHE_NONTEMPORAL && nc != PC_CACHE_NONTEMPORAL) {
         if (strcmp(faster, roles.stream) == 0)
-            profile_line(nt, s, out, n);
-        else
-            snprintf(out, n, "no profile line: the selection streams with %s", roles.stream);
+            return profile_line(nt, s, out, n), 1;
+        snprintf(out, n, "no profile line: the selection streams with %s", roles.stream);
     } else if (fc != PC_CACHE_NONTEMPORAL && nc == PC_CACHE_NONTEMPORAL) {
         if (strcmp(faster, pc_selected_temporal(s)) == 0)
-            profile_line(nt, 2 * s, out, n);
-        else
-            snprintf(out, n, "no profile line: below its threshold it runs %s",
-                     pc_selected_temporal(s));
+            return profile_line(nt, 2 * s, out, n), 1;
+        snprintf(out, n, "no profile line: below its threshold it runs %s",
+                 pc_selected_temporal(s));
     } else if (!x86) {
         /* elsewhere the small-extent boundary is the dc zva block, not a
          * tunable */
@@ -112,13 +111,63 @@ static void fix_line(enum role role, size_t s, const char *faster, char *out, si
     } else if (role != ROLE_COLD && strcmp(faster, roles.vector) == 0 &&
                strcmp(now, roles.vector) != 0) {
         /* the small-extent (vector) choice, above vector_max */
-        profile_line(PC_THRESHOLD_VECTOR_MAX, 2 * s, out, n);
+        return profile_line(PC_THRESHOLD_VECTOR_MAX, 2 * s, out, n), 1;
     } else if (role != ROLE_COLD && strcmp(now, roles.vector) == 0 &&
                strcmp(faster, roles.string) == 0) {
-        profile_line(PC_THRESHOLD_VECTOR_MAX, s, out, n);
+        return profile_line(PC_THRESHOLD_VECTOR_MAX, s, out, n), 1;
     } else {
         snprintf(out, n, "no profile line: the selection does not use %s here", faster);
     }
+    return 0;
+}
+
+/* " (at this size: warm -35%, cold +12%)": what the change does in every
+ * other measured state. */
+static void advice_costs(const struct cli_advice_in *in, const struct cli_advice *a, char *out,
+                         size_t n)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (int c = 0; c < CLI_NCACHE && k < n; c++) {
+        if (c == (int)in->state || in->ratio[c] <= 0)
+            continue;
+        int w = snprintf(out + k, n - k, "%s%s %+.0f%%", k == 0 ? " (at this size: " : ", ",
+                         cli_cache_name((enum cli_cache)c), -100 * a->cost[c]);
+        if (w < 0)
+            return;
+        k += (size_t)w;
+    }
+    if (k > 0 && k < n)
+        snprintf(out + k, n - k, ")");
+}
+
+/* A profile line in fix (for function fi, short in state cs against
+ * primitive bi at size index si) weighed against what the same change
+ * does in the other states of this run (check_advice.c): kept with its
+ * cost there, or withdrawn when it trades a small gain here for a larger
+ * loss elsewhere. */
+static void weigh_fix(const struct check *c, const struct cli_grid *g, size_t si,
+                      enum cli_cache cs, size_t fi, size_t bi, char *fix, size_t n)
+{
+    struct cli_advice_in in = {.state = cs};
+    for (int k = 0; k < CLI_NCACHE; k++) {
+        if (!(g->states & (1u << k)))
+            continue;
+        in.ratio[k] = cli_grid_ratio(g, si, (enum cli_cache)k, bi, fi);
+        in.tol[k] = cli_contract_tol(contract_of(c->role[fi]), (enum cli_cache)k);
+    }
+    struct cli_advice a;
+    char costs[96];
+    cli_advice_weigh(&in, &a);
+    advice_costs(&in, &a, costs, sizeof(costs));
+    size_t len = strlen(fix);
+    if (a.offer || a.worst < 0) {
+        snprintf(fix + len, n - len, "%s", costs);
+        return;
+    }
+    snprintf(fix, n, "no profile line: %s would be %.0f%% slower in %s for %.0f%% faster here%s",
+             c->fns[bi].name, 100 * a.cost[a.worst], cli_cache_name((enum cli_cache)a.worst),
+             100 * (in.ratio[cs] - 1), costs);
 }
 
 static int parse(int argc, char **argv, struct check *c)
@@ -228,8 +277,9 @@ static const char *verdict(const struct check *c, const struct cli_grid *g, size
         snprintf(buf, n, "ok (%+.0f%%)", -100 * gap);
         return buf;
     }
-    char fix[160];
-    fix_line(r, c->sizes[si], c->fns[best].name, fix, sizeof(fix));
+    char fix[256];
+    if (fix_line(r, c->sizes[si], c->fns[best].name, fix, sizeof(fix)))
+        weigh_fix(c, g, si, cs, fi, best, fix, sizeof(fix));
     snprintf(buf, n, "short: %s is %.0f%% faster; %s", c->fns[best].name,
              100 * (1 / ratio - 1), fix);
     shorts[0]++;
@@ -240,7 +290,7 @@ static const char *verdict(const struct check *c, const struct cli_grid *g, size
 static void table(const struct check *c, const struct cli_grid *g, enum cli_cache cs,
                   struct cli_records *rs, int *shorts)
 {
-    char a[32], vb[CLI_MAX_FNS][200];
+    char a[32], vb[CLI_MAX_FNS][320];
     if (c->fmt == CLI_FMT_DEFAULT) {
         printf("\n## %s: %s\n", cli_cache_name(cs), cli_cache_what(cs));
         printf("%-7s %-26s %8s %8s %8s %8s  %-26s %s\n", "size", "pc_clear uses", "pc_clear",

@@ -32,6 +32,7 @@ struct pci_cpu {
     char vendor_name[16];
     int hypervisor;
     size_t llc_size;  /* bytes, 0 if unknown */
+    size_t l2_size;   /* bytes, one core's level-2 data cache; 0 if unknown */
     size_t zva_block; /* bytes, 0 if dc zva is unusable */
     /* x86-64: cpuid leaf 1 display family, model and stepping (what
      * /proc/cpuinfo shows); 0 elsewhere. Part of a profile's identity. */

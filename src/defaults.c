@@ -2,8 +2,9 @@
 /*
  * defaults.c - the thresholds' built-in defaults: one rule per row of
  * thresholds.def, from the CPU and the defaults of the rows above it, each
- * with the measurement behind it. A profile (`pageclear tune`) or a
- * PAGECLEAR_* variable overrides them per host.
+ * with the measurement behind it. The rules read only the CPU description
+ * (struct pci_cpu), so tests feed them any machine. A profile
+ * (`pageclear tune`) or a PAGECLEAR_* variable overrides them per host.
  */
 #include <stddef.h>
 
@@ -11,68 +12,102 @@
 #include "cpu.h"
 #include "tuning.h"
 
+/*
+ * The rules below are checked against three machines' measured crossovers
+ * (tests/test_rules.c; the figures are in docs/measurements.md): the Intel
+ * Xeon guest (Sapphire/Emerald Rapids class, L2 2 MiB, AVX-512, Part I),
+ * the AMD EPYC Zen 4 guest (L2 1 MiB, L3 32 MiB, AVX-512, CLZERO, Part II)
+ * and the AMD EPYC Zen 3 guest (L2 512 KiB, L3 32 MiB, AVX2, CLZERO, no
+ * AVX-512, Part III, section 16).
+ */
+
 /* vector_max: below this length vector stores beat rep stosb, whose
- * start-up costs a few tens of cycles even with FSRM. Measured with
- * `pageclear mem clear -s SIZE -f NAME -n 9` on the Xeon (Sapphire Rapids
- * class, L1d 48 KiB) guest (docs/measurements.md, section 2): avx512 led
- * stosb by ~25% at 4 and 16 KiB, tied at 24-40 KiB and trailed by a third
- * at 48 KiB, where the extent no longer fits L1d. */
+ * start-up costs a few tens of cycles even with FSRM; from about the L1d
+ * size on rep stosb keeps up or leads. One value serves the three
+ * machines, whose L1d are 32-48 KiB: on the Intel guest
+ * (`pageclear mem clear -s SIZE -f NAME -n 9`, Part I section 2) avx512
+ * led stosb by ~25% at 4 and 16 KiB, tied at 24-40 KiB and trailed by a
+ * third at 48 KiB (its L1d); on the Zen 4 guest `pageclear tune` put it
+ * anywhere from 4 to 64 KiB, the candidates within the noise of each
+ * other (section 10); on the Zen 3 guest avx2 and stosb are within 6% at
+ * 64 KiB warm (Part III, section 16). FSRM does not move it: the Intel
+ * guest has FSRM. */
+#define VECTOR_MAX ((size_t)32 << 10)
+
 static size_t default_vector_max(const struct pci_cpu *c, const struct pci_tuning *t)
 {
     (void)c;
     (void)t;
-    return (size_t)32 << 10;
+    return VECTOR_MAX;
 }
 
-/* nt_threshold on Intel: from this length non-temporal stores serve
- * pc_clear's contract (the caller is about to use the memory). Chosen on
- * the `use` state, with `warm` not to lose badly, on the Xeon guest
- * (docs/measurements.md, Part I), interleaved, median of 7, GB/s stosb /
- * avx512-nt: use 9.0 / 8.9 at 1 MiB, 7.2 / 9.3 at 4 MiB, 6.0 / 8.7 at
- * 16 MiB; warm 43 / 24 at 1 MiB, 28 / 24 at 4 MiB, 24 / 24 at 16 MiB.
- * From 4 MiB the worst loss is warm's 14% at 4 MiB; from 16 MiB (the
- * earlier default, set on warm alone, section 2) it was use's 23% at
- * 4 MiB. A smaller LLC lowers it further. */
-#define NT_THRESHOLD_INTEL ((size_t)4 << 20)
-/* AMD's, where cpuid gives no LLC: a quarter of Zen 4's 32 MiB (below). */
-#define NT_THRESHOLD_AMD ((size_t)8 << 20)
+/* nt_threshold on Intel (and any CPU but AMD's): twice the L2. Past the
+ * L2 the next level serves cache-allocating stores no faster than
+ * streaming stores reach memory, and the lines a clear leaves are evicted
+ * before the caller reads them. On the Intel guest (L2 2 MiB; Part I,
+ * interleaved, median of 7, GB/s stosb / avx512-nt): use 9.0 / 8.9 at
+ * 1 MiB, 7.2 / 9.3 at 4 MiB, 6.0 / 8.7 at 16 MiB; warm 43 / 24 at 1 MiB,
+ * 28 / 24 at 4 MiB, 24 / 24 at 16 MiB, and warm stosb falls from 47 GB/s
+ * at 1 MiB to 26 at 4 MiB (section 1) as the extent leaves the L2. So the
+ * crossover lies above 1 MiB (warm would lose 44%) and at most 4 MiB (from
+ * 16 MiB `use` loses 23% at 4 MiB): 4 MiB, whose worst loss is warm's 14%
+ * at 4 MiB. Where cpuid gives no L2, that measured 4 MiB; never above the
+ * LLC (a smaller LLC holds less; a tenant-shared one is no reason to raise
+ * it). */
+#define NT_THRESHOLD_NO_L2 ((size_t)4 << 20)
 
-/* nt_threshold: AMD Zen 3/4 stop allocating lines for rep stosb once the
- * extent reaches about the LLC size (on the Zen 4 guest, cold extents
- * from the LLC on clear as fast with rep stosb as with streaming stores:
- * docs/measurements.md, section 9), but below that point streaming stores
- * win the states pc_clear serves. Zen 4 guest, 32 MiB L3, `pageclear tune`
- * (15 interleaved runs; section 10 has one run and how the choice moved
- * between runs): `use` favours streaming from 4-8 MiB (+8% at 4 MiB,
- * +19-22% at 8-16 MiB), `warm` favours stosb up to 8 MiB (+6-12%) and
- * streaming from 16 MiB (+40-50%); tune chose 8 MiB, a quarter of the L3.
- * Elsewhere, Intel's measurement above. */
+/* nt_threshold on AMD with ERMS (Zen 3 on; Zen 1 and 2 lack ERMS): half
+ * the L3 a core sees. Zen's L3 serves cache-allocating stores at 60-100
+ * GB/s, so a warm extent up to about half of it clears faster with
+ * rep stosb than with streaming stores, and rep stosb stops allocating
+ * lines by itself from about the LLC size (Part II section 9).
+ * Zen 4 guest, 32 MiB L3 (sections 9 and 10): warm favours stosb up to
+ * 8 MiB (92 / 82 GB/s at 8 MiB against clzero) and streaming from 16 MiB
+ * (+40-50%); use favours streaming by 6% at 8 MiB and 20% at 16 MiB: the
+ * window is 8-16 MiB. Zen 3 guest, 32 MiB L3 (Part III, section 16):
+ * warm at 8 MiB clzero gave 43.7 GB/s against avx2 67.3 and stosb 64.1,
+ * so the threshold must lie above 8 MiB; use at 16 MiB streams (clzero
+ * 13.0 against glibc 2.36's memset, rep stosb there, 8.7). Half the L3, 16 MiB, lands in both.
+ * What no threshold fixes on Zen 3: in `use` streaming leads from ~1 MiB
+ * (clzero +29% at 1 MiB, +35% at 4 MiB) while in `warm` it loses 30-50% up
+ * to 8 MiB; a threshold below 8 MiB trades one for the other (a profile
+ * from tune took the use side: use 0.96, warm 0.74 of the best). The rule
+ * keeps warm, whose loss would be the larger. Where cpuid gives no L3,
+ * half of the 32 MiB both guests have. */
+#define NT_THRESHOLD_AMD_NO_LLC ((size_t)16 << 20)
+
 static size_t default_nt_threshold(const struct pci_cpu *c, const struct pci_tuning *t)
 {
     (void)t;
     if (c->vendor == PCI_VENDOR_AMD && (c->features & PCI_F_ERMS))
-        return c->llc_size != 0 ? c->llc_size / 4 : NT_THRESHOLD_AMD;
-    if (c->llc_size != 0 && c->llc_size < NT_THRESHOLD_INTEL)
-        return c->llc_size;
-    return NT_THRESHOLD_INTEL;
+        return c->llc_size != 0 ? c->llc_size / 2 : NT_THRESHOLD_AMD_NO_LLC;
+    size_t nt = c->l2_size != 0 ? 2 * c->l2_size : NT_THRESHOLD_NO_L2;
+    if (c->llc_size != 0 && c->llc_size < nt)
+        nt = c->llc_size;
+    return nt;
 }
 
-/* cold_nt_threshold: pc_clear_cold streams from the end of the vector
- * range, where the CPU has non-temporal vector stores or clzero: its
- * caller will not read the memory soon, so keeping lines in cache buys
- * nothing, and the cold extents such callers clear favour streaming
- * stores from small sizes on. Measured on the Intel guest with extents not
- * in cache, interleaved, median of 7: avx512-nt 21-25 GB/s against 10-12
- * for rep stosb from 64 KiB to 256 MiB. Below the vector range the vector
- * stores' short start-up wins whatever the cache holds. On the Zen 4 guest
- * `pageclear tune` put it at 4-8 KiB in every run (docs/measurements.md,
- * section 10); a profile carries that per host. Without streaming stores
- * it is "never", said honestly. */
+/* cold_nt_threshold: from one page (the smallest a profile takes),
+ * wherever the CPU has streaming stores (non-temporal vector stores or
+ * clzero). pc_clear_cold's caller will not read the memory soon, so a line
+ * brought into cache is a read of memory for nothing, and streaming stores
+ * have no start-up to amortise. Intel guest, extents not in cache
+ * (`pageclear mem clear --cache cold -s SIZE -f all -n 9`, section 17):
+ * avx512-nt 11.1 / 14.7 / 17.8 GB/s at 4 / 8 / 16 KiB against 7.8 /
+ * 6.5 / 8.4 for avx512 (the end of the vector range, the old default,
+ * ran avx512 there), and 21-25 against 10-12 for rep stosb from 64 KiB
+ * to 256 MiB. Zen 4 guest, `pageclear tune` (section 10): 4-8 KiB in every
+ * run, clzero +10% at 4 KiB and +35% at 16 KiB. Zen 3 guest (Part III,
+ * section 16): at 4 KiB cold avx2 gave 17.8 GB/s where clzero gave 19.5. Without
+ * streaming stores it is "never", said honestly. */
+#define COLD_NT ((size_t)4 << 10)
+
 static size_t default_cold_nt_threshold(const struct pci_cpu *c, const struct pci_tuning *t)
 {
+    (void)t;
     int has_nt = (c->features & PCI_F_X86_64) &&
                  (c->features & (PCI_F_AVX2 | PCI_F_AVX512 | PCI_F_CLZERO));
-    return has_nt ? t->v[PC_THRESHOLD_VECTOR_MAX] : PC_NEVER;
+    return has_nt ? COLD_NT : PC_NEVER;
 }
 
 /* parallel_nt_threshold: pc_clear_parallel's shares stream where pc_clear

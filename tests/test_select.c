@@ -131,22 +131,22 @@ static void test_x86_policy(void)
     struct pci_cpu amd = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX512,
                           .vendor = PCI_VENDOR_AMD, .llc_size = (size_t)32 << 20};
     pci_tuning_defaults(&amd, &t);
-    /* AMD streams from a quarter of its LLC (8 MiB of Zen 4's 32 MiB), or
-     * 8 MiB where cpuid tells no LLC. */
-    CHECK_EQ(NT(t), (size_t)8 << 20);
-    CHECK_EQ(pci_select(&amd, &t, ((size_t)8 << 20) - 1, 0), PCI_ID_x86_stosb);
-    CHECK_EQ(pci_select(&amd, &t, (size_t)8 << 20, 0), PCI_ID_x86_avx512_nt);
+    /* AMD streams from half its LLC (16 MiB of Zen 3's and Zen 4's
+     * 32 MiB), or 16 MiB where cpuid tells no LLC. */
+    CHECK_EQ(NT(t), (size_t)16 << 20);
+    CHECK_EQ(pci_select(&amd, &t, ((size_t)16 << 20) - 1, 0), PCI_ID_x86_stosb);
+    CHECK_EQ(pci_select(&amd, &t, (size_t)16 << 20, 0), PCI_ID_x86_avx512_nt);
     amd.llc_size = (size_t)96 << 20;
     pci_tuning_defaults(&amd, &t);
-    CHECK_EQ(NT(t), (size_t)24 << 20);
+    CHECK_EQ(NT(t), (size_t)48 << 20);
     amd.llc_size = 0;
     pci_tuning_defaults(&amd, &t);
-    CHECK_EQ(NT(t), (size_t)8 << 20);
+    CHECK_EQ(NT(t), (size_t)16 << 20);
     /* With clzero, AMD streams with it; the cache-allocating plan never
      * does. */
     amd.features |= PCI_F_CLZERO;
-    CHECK_EQ(pci_select(&amd, &t, (size_t)8 << 20, 0), PCI_ID_x86_clzero);
-    CHECK_EQ(pci_select(&amd, &t, (size_t)8 << 20, 1), PCI_ID_x86_stosb);
+    CHECK_EQ(pci_select(&amd, &t, (size_t)16 << 20, 0), PCI_ID_x86_clzero);
+    CHECK_EQ(pci_select(&amd, &t, (size_t)16 << 20, 1), PCI_ID_x86_stosb);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, 1 << 20), PCI_ID_x86_clzero);
     /* clzero alone (no vector NT stores) still streams. */
     struct pci_cpu zen_novec = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_CLZERO,
@@ -157,7 +157,8 @@ static void test_x86_policy(void)
 }
 
 /* The defaults of the cold and parallel thresholds: cold streams from the
- * end of the vector range where vector NT stores exist, never elsewhere;
+ * smallest extent a profile takes (4 KiB) where streaming stores exist,
+ * never elsewhere;
  * parallel follows pc_clear's NT threshold. */
 static void test_cold_parallel_defaults(void)
 {
@@ -165,13 +166,16 @@ static void test_cold_parallel_defaults(void)
     struct pci_cpu amd = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2 | PCI_F_AVX512,
                           .vendor = PCI_VENDOR_AMD, .llc_size = (size_t)32 << 20};
     pci_tuning_defaults(&amd, &t);
-    CHECK_EQ(COLD(t), VEC(t));
+    CHECK_EQ(COLD(t), (size_t)4 << 10);
+    CHECK(COLD(t) < VEC(t));
     CHECK_EQ(PAR(t), NT(t));
-    CHECK_EQ(NT(t), (size_t)8 << 20);
-    /* The cold clear streams past the vector range, and the parallel one
-     * follows pc_clear: rep stosb below 8 MiB, streaming from it. */
+    CHECK_EQ(NT(t), (size_t)16 << 20);
+    /* The cold clear streams from one page, inside the vector range, and
+     * the parallel one follows pc_clear: rep stosb below 16 MiB,
+     * streaming from it. */
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, 100), PCI_ID_x86_avx512);
-    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, VEC(t) - 1), PCI_ID_x86_avx512);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, COLD(t) - 1), PCI_ID_x86_avx512);
+    CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, COLD(t)), PCI_ID_x86_avx512_nt);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, VEC(t)), PCI_ID_x86_avx512_nt);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_COLD, (size_t)1 << 30), PCI_ID_x86_avx512_nt);
     CHECK_EQ(pci_select_kind(&amd, &t, PCI_PLAN_PARALLEL, (size_t)1 << 20), PCI_ID_x86_stosb);
@@ -180,7 +184,7 @@ static void test_cold_parallel_defaults(void)
     struct pci_cpu intel = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2,
                             .vendor = PCI_VENDOR_INTEL, .llc_size = (size_t)260 << 20};
     pci_tuning_defaults(&intel, &t);
-    CHECK_EQ(COLD(t), VEC(t));
+    CHECK_EQ(COLD(t), (size_t)4 << 10);
     CHECK_EQ(PAR(t), NT(t));
     CHECK(NT(t) != SIZE_MAX);
     CHECK_EQ(pci_select_kind(&intel, &t, PCI_PLAN_COLD, (size_t)1 << 20), PCI_ID_x86_avx2_nt);

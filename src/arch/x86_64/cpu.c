@@ -34,11 +34,11 @@ static uint64_t read_xcr0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-/* Size of the largest cache level from a deterministic cache parameters
- * leaf (Intel leaf 4, AMD leaf 0x8000001d share the layout). */
-static size_t cache_leaf_llc(unsigned leaf)
+/* The largest data cache and the level-2 data cache from a deterministic
+ * cache parameters leaf (Intel leaf 4, AMD leaf 0x8000001d share the
+ * layout: eax bits 4:0 the type, 7:5 the level). */
+static void cache_leaf_sizes(unsigned leaf, struct pci_cpu *cpu)
 {
-    size_t best = 0;
     for (unsigned i = 0; i < 16; i++) {
         unsigned a, b, c, d;
         __cpuid_count(leaf, i, a, b, c, d);
@@ -49,10 +49,11 @@ static size_t cache_leaf_llc(unsigned leaf)
         size_t ways = ((b >> 22) & 0x3ff) + 1, parts = ((b >> 12) & 0x3ff) + 1;
         size_t line = (b & 0xfff) + 1, sets = (size_t)c + 1;
         size_t size = ways * parts * line * sets;
-        if (size > best)
-            best = size;
+        if (size > cpu->llc_size)
+            cpu->llc_size = size;
+        if (((a >> 5) & 0x7) == 2)
+            cpu->l2_size = size;
     }
-    return best;
 }
 
 /* Display family, model and stepping from leaf 1 eax (SDM vol. 2A,
@@ -114,8 +115,8 @@ void pci_cpu_detect(struct pci_cpu *cpu)
     }
 
     if (cpu->vendor == PCI_VENDOR_AMD && maxext >= 0x8000001du)
-        cpu->llc_size = cache_leaf_llc(0x8000001du);
+        cache_leaf_sizes(0x8000001du, cpu);
     else if (max >= 4)
-        cpu->llc_size = cache_leaf_llc(4);
+        cache_leaf_sizes(4, cpu);
 }
 #endif
