@@ -34,5 +34,7 @@ int cli_check(int argc, char **argv);
 int cli_tune(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_list(int argc, char **argv);
+int cli_serve(int argc, char **argv);
+int cli_get(int argc, char **argv);
 
 #endif

@@ -46,6 +46,14 @@ static const struct cli_command commands[] = {
     {.name = "info", .run = cli_info,
      .help = "this machine: CPU, caches, selection, huge pages, ..."},
     {.name = "list", .run = cli_list, .help = "the clearing primitives and which run here"},
+    {.name = "serve", .run = cli_serve,
+     .help = "keep zeroed huge pages ready and hand them out over a\n"
+             "Unix socket (a daemon, in the foreground)",
+     .options = "--config FILE, --socket PATH, --check-config, --bench"},
+    {.name = "get", .operands = "SIZE -- CMD", .run = cli_get,
+     .help = "run CMD with zeroed huge pages from serve, their\n"
+             "descriptor's number in PAGECLEAR_FD",
+     .options = "--page 2MB|1GB"},
     {.name = "version", .run = version, .help = "print the library version",
      .aliases = {"--version"}},
     {.name = "help", .run = help, .aliases = {"-h", "--help"}}, /* not listed */
