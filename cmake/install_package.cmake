@@ -11,18 +11,12 @@ configure_package_config_file(
   ${PROJECT_SOURCE_DIR}/cmake/pageclearConfig.cmake.in
   ${PROJECT_BINARY_DIR}/pageclearConfig.cmake
   INSTALL_DESTINATION ${PC_CMAKE_DIR})
-# Before 1.0 a minor release may change the ABI (0.2 grew struct pc_host,
-# and a profile is only accepted by the same MAJOR.MINOR), so a request for
-# 0.2 is met by 0.2.x alone, not by 0.3: SameMinorVersion. From 1.0 on,
-# SameMajorVersion is the rule that fits.
-if(PROJECT_VERSION_MAJOR EQUAL 0)
-  set(PC_COMPAT SameMinorVersion)
-else()
-  set(PC_COMPAT SameMajorVersion)
-endif()
+# From 1.0 a minor release keeps the ABI (docs/abi.md: functions and
+# struct fields are only added, and the structs grow by the size contract),
+# so a request for 1.N is met by any 1.M with M >= N: SameMajorVersion.
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/pageclearConfigVersion.cmake
-  VERSION ${PROJECT_VERSION} COMPATIBILITY ${PC_COMPAT})
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/pageclearConfig.cmake
               ${PROJECT_BINARY_DIR}/pageclearConfigVersion.cmake
         DESTINATION ${PC_CMAKE_DIR})

@@ -9,6 +9,31 @@
  *   - No function ever writes a byte outside [addr, addr + len).
  *   - All functions are thread-safe; environment options (PAGECLEAR_*) are
  *     read once, on the first call that needs them.
+ *
+ * Structs that cross the boundary grow without breaking programs built
+ * against an older header (docs/abi.md has the whole policy):
+ *   - Each function taking a pointer to a public struct also takes, in the
+ *     ABI, the size of that struct as the caller knows it, right after the
+ *     pointer. A macro of the function's own name, defined after its
+ *     declaration, passes sizeof(struct ...), so source code calls it as
+ *     written here without the size. (Its address is the sized function:
+ *     write (pc_host_get) in parentheses and pass the size yourself.)
+ *   - The size must cover every field the struct had in 1.0; a smaller one
+ *     is refused with -EINVAL (pc_pool_create: NULL, errno EINVAL; the void
+ *     init functions then do nothing). With a NULL struct pointer the size
+ *     is not looked at.
+ *   - A struct the library fills: it writes min(size, its own size) bytes
+ *     and zeroes the caller's bytes past its own size, so a field newer
+ *     than the library reads 0, "unknown".
+ *   - A struct the library reads: fields past size keep their defaults;
+ *     bytes past the library's own size must be zero, else -E2BIG (a
+ *     setting this library does not know is refused, never ignored). So
+ *     start such a struct from its init function (pc_batch_init,
+ *     pc_pool_opts_init, pc_tuning_defaults) or zero it whole, then set
+ *     fields.
+ *   - Structs only grow at their end, enums only gain constants at their
+ *     end, and no field or constant ever changes meaning; a field added
+ *     later reads 0 as "as before".
  */
 #ifndef PAGECLEAR_H
 #define PAGECLEAR_H
@@ -26,8 +51,8 @@ extern "C" {
 #define PC_API
 #endif
 
-#define PC_VERSION_MAJOR 0
-#define PC_VERSION_MINOR 2
+#define PC_VERSION_MAJOR 1
+#define PC_VERSION_MINOR 0
 #define PC_VERSION_PATCH 0
 
 /* The page unit of pc_clear_pages and of the hint neighbourhood. It is the
@@ -100,8 +125,10 @@ struct pc_batch {
 PC_API size_t pc_default_unit(void);
 
 /* Fill *b with the defaults: unit 0 (= pc_default_unit()), PC_PREEMPT_NONE,
- * no callback. */
-PC_API void pc_batch_init(struct pc_batch *b);
+ * no callback (and every byte past them zero). b NULL, or a size below
+ * 1.0's (see the top of this file), does nothing. */
+PC_API void pc_batch_init(struct pc_batch *b, size_t size);
+#define pc_batch_init(b) (pc_batch_init)((b), sizeof(struct pc_batch))
 
 /* Zero [addr, addr + len) in units as *b says (b == NULL: defaults). The
  * primitive is the one pc_clear would use for the whole extent (len), not
@@ -110,9 +137,12 @@ PC_API void pc_batch_init(struct pc_batch *b);
  * return stops the clear, which then returns -ECANCELED. *cleared (if not
  * NULL) receives the number of bytes zeroed, always a prefix of the extent,
  * on success and on cancellation alike. Bad input as pc_clear, plus -EINVAL
- * for a model outside enum pc_preempt. */
+ * for a model outside enum pc_preempt, and -EINVAL or -E2BIG for a struct
+ * size the library cannot take (see the top of this file). */
 PC_API int pc_clear_batched(void *addr, size_t len, const struct pc_batch *b,
-                     size_t *cleared);
+                            size_t size, size_t *cleared);
+#define pc_clear_batched(addr, len, b, cleared) \
+    (pc_clear_batched)((addr), (len), (b), sizeof(struct pc_batch), (cleared))
 
 /* ------------------------------------------------------------------------ */
 /* Zeroing around a hint (the kernel's folio_zero_user order)                */
@@ -134,7 +164,11 @@ PC_API int pc_clear_hint(void *addr, size_t len, const void *hint);
  * (b == NULL: defaults). The callback sees done/total over the whole extent;
  * *cleared receives the bytes zeroed (not a prefix: the ranges' order). */
 PC_API int pc_clear_hint_batched(void *addr, size_t len, const void *hint,
-                          const struct pc_batch *b, size_t *cleared);
+                                 const struct pc_batch *b, size_t size,
+                                 size_t *cleared);
+#define pc_clear_hint_batched(addr, len, hint, b, cleared)              \
+    (pc_clear_hint_batched)((addr), (len), (hint), (b),                \
+                            sizeof(struct pc_batch), (cleared))
 
 /* ------------------------------------------------------------------------ */
 /* Primitives: introspection and direct calls                                */
@@ -160,7 +194,8 @@ PC_API size_t pc_impl_count(void);
 
 /* Fill *out for primitive i. Returns -EINVAL if out is NULL, -ENOENT if
  * i >= pc_impl_count(). */
-PC_API int pc_impl_get(size_t i, struct pc_impl_info *out);
+PC_API int pc_impl_get(size_t i, struct pc_impl_info *out, size_t size);
+#define pc_impl_get(i, out) (pc_impl_get)((i), (out), sizeof(struct pc_impl_info))
 
 /* Index of the primitive called name, or -ENOENT (-EINVAL for NULL). */
 PC_API int pc_impl_find(const char *name);
@@ -226,16 +261,24 @@ struct pc_pool_opts {
                                  so allocations never fault; 0: lazily */
 };
 
-/* Fill *o with the defaults: 256 MiB, AUTO, INIT_ON_ALLOC, populate. */
-PC_API void pc_pool_opts_init(struct pc_pool_opts *o);
+/* Fill *o with the defaults: 256 MiB, AUTO, INIT_ON_ALLOC, populate (and
+ * every byte past them zero). o NULL, or a size below 1.0's, does
+ * nothing. */
+PC_API void pc_pool_opts_init(struct pc_pool_opts *o, size_t size);
+#define pc_pool_opts_init(o) \
+    (pc_pool_opts_init)((o), sizeof(struct pc_pool_opts))
 
 struct pc_pool;
 
 /* Create a pool (opts NULL = defaults). One contiguous mapping of the
  * capacity is reserved up front. Returns NULL with errno set: EINVAL (bad
- * options), ENOMEM (the memory or the requested backing cannot be had),
- * EOVERFLOW (capacity too large). Thread-safe to use from any thread. */
-PC_API struct pc_pool *pc_pool_create(const struct pc_pool_opts *opts);
+ * options, or a size below 1.0's), E2BIG (options this library does not
+ * know are set), ENOMEM (the memory or the requested backing cannot be
+ * had), EOVERFLOW (capacity too large). Thread-safe to use from any
+ * thread. */
+PC_API struct pc_pool *pc_pool_create(const struct pc_pool_opts *opts,
+                                      size_t size);
+#define pc_pool_create(opts) (pc_pool_create)((opts), sizeof(struct pc_pool_opts))
 
 /* Allocate len bytes, rounded up to whole PC_PAGE_SIZE pages, contiguous
  * and PC_PAGE_SIZE aligned, reading as all zeros. Returns NULL with errno:
@@ -268,7 +311,10 @@ struct pc_pool_stats {
 };
 
 /* Fill *st. Returns 0, or -EINVAL for NULL arguments. */
-PC_API int pc_pool_stats(struct pc_pool *pool, struct pc_pool_stats *st);
+PC_API int pc_pool_stats(struct pc_pool *pool, struct pc_pool_stats *st,
+                         size_t size);
+#define pc_pool_stats(pool, st) \
+    (pc_pool_stats)((pool), (st), sizeof(struct pc_pool_stats))
 
 /* Name of a backing: "hugetlb-1G", "hugetlb-2M", "thp", "4K", "auto". */
 PC_API const char *pc_backing_name(enum pc_backing b);
@@ -332,7 +378,8 @@ struct pc_host {
 
 /* Fill *h with what the library detected and the thresholds in force.
  * Returns -EINVAL for NULL. */
-PC_API int pc_host_get(struct pc_host *h);
+PC_API int pc_host_get(struct pc_host *h, size_t size);
+#define pc_host_get(h) (pc_host_get)((h), sizeof(struct pc_host))
 
 /* ------------------------------------------------------------------------ */
 /* Profiles: thresholds measured on this host (`pageclear tune`)              */
@@ -352,7 +399,8 @@ struct pc_tuning {
 
 /* Fill *t with the library's built-in defaults for this host (what applies
  * with no profile and no PAGECLEAR_* variable). Returns -EINVAL for NULL. */
-PC_API int pc_tuning_defaults(struct pc_tuning *t);
+PC_API int pc_tuning_defaults(struct pc_tuning *t, size_t tsize);
+#define pc_tuning_defaults(t) (pc_tuning_defaults)((t), sizeof(struct pc_tuning))
 
 /* The thresholds by index, for code that treats them alike (a tuner, a
  * report, a binding): each is a field of struct pc_tuning, a profile key
@@ -383,16 +431,25 @@ struct pc_threshold_info {
 
 /* Fill *out for threshold i. Returns -EINVAL if out is NULL, -ENOENT if i
  * is not in [0, PC_NTHRESHOLDS). */
-PC_API int pc_threshold_info(int i, struct pc_threshold_info *out);
+PC_API int pc_threshold_info(int i, struct pc_threshold_info *out, size_t size);
+#define pc_threshold_info(i, out) \
+    (pc_threshold_info)((i), (out), sizeof(struct pc_threshold_info))
 
 /* Read threshold i of *t into *v. Returns 0, -EINVAL for NULL arguments,
- * -ENOENT for an unknown i. */
-PC_API int pc_tuning_get(const struct pc_tuning *t, int i, size_t *v);
+ * -ENOENT for an unknown i or one whose field lies past tsize. These two
+ * touch that one field only: bytes past it are neither read nor checked. */
+PC_API int pc_tuning_get(const struct pc_tuning *t, size_t tsize, int i,
+                         size_t *v);
+#define pc_tuning_get(t, i, v) \
+    (pc_tuning_get)((t), sizeof(struct pc_tuning), (i), (v))
 
 /* Set threshold i of *t to v. Returns 0, -EINVAL for a NULL t, -ENOENT for
- * an unknown i, -ERANGE if a profile would not accept v (see
- * pc_threshold_info's min, max and never); *t is unchanged on error. */
-PC_API int pc_tuning_set(struct pc_tuning *t, int i, size_t v);
+ * an unknown i (as pc_tuning_get), -ERANGE if a profile would not accept v
+ * (see pc_threshold_info's min, max and never); *t is unchanged on
+ * error. */
+PC_API int pc_tuning_set(struct pc_tuning *t, size_t tsize, int i, size_t v);
+#define pc_tuning_set(t, i, v) \
+    (pc_tuning_set)((t), sizeof(struct pc_tuning), (i), (v))
 
 /* Write a profile for this host carrying *t into buf (at most size bytes,
  * always NUL-terminated when size > 0): the identity lines (library version,
@@ -401,9 +458,13 @@ PC_API int pc_tuning_set(struct pc_tuning *t, int i, size_t v);
  * not NULL, is written first, each of its lines prefixed with "# ".
  * Returns the length of the whole profile (as snprintf: a result >= size
  * means it was cut), or -EINVAL for a NULL t or buf with size > 0, or
- * -ERANGE for a value pc_profile_parse would refuse. */
-PC_API int pc_profile_format(const struct pc_tuning *t, const char *comment,
-                             char *buf, size_t size);
+ * -ERANGE for a value pc_profile_parse would refuse (or -EINVAL / -E2BIG for
+ * a tsize the library cannot take). Thresholds past tsize are the built-in
+ * defaults. */
+PC_API int pc_profile_format(const struct pc_tuning *t, size_t tsize,
+                             const char *comment, char *buf, size_t size);
+#define pc_profile_format(t, comment, buf, size) \
+    (pc_profile_format)((t), sizeof(struct pc_tuning), (comment), (buf), (size))
 
 /* Parse the profile text[0, len) (it need not be NUL-terminated). Lines
  * are `key = value` or comments (`#` to the end of the line); blank lines
@@ -425,7 +486,10 @@ PC_API int pc_profile_format(const struct pc_tuning *t, const char *comment,
  * Precedence: a PAGECLEAR_* variable for a single threshold, then the
  * profile, then the built-in defaults. */
 PC_API int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t,
-                            char *why, size_t whylen);
+                            size_t tsize, char *why, size_t whylen);
+#define pc_profile_parse(text, len, t, why, whylen) \
+    (pc_profile_parse)((text), (len), (t), sizeof(struct pc_tuning), (why), \
+                       (whylen))
 
 /* Parse a size with an optional suffix: B, K/KB/KiB, M/MB/MiB, G/GB/GiB,
  * T/TB/TiB (all powers of 1024, as perf bench). Case-insensitive. Returns 0
@@ -435,8 +499,9 @@ PC_API int pc_parse_size(const char *s, size_t *out);
 /* ------------------------------------------------------------------------ */
 /* Zeroed huge pages from the `pageclear serve` daemon                       */
 
-/* pc_serve_get flag: only memory the daemon holds ready in its reserve;
- * never a fill at request time (the request fails with -ENOMEM instead). */
+/* pc_serve_get flag (since 1.1): only memory the daemon holds ready in its
+ * reserve; never a fill at request time (the request fails with -ENOMEM
+ * instead). */
 #define PC_SERVE_RESERVE_ONLY 0x1
 
 /* Ask the `pageclear serve` daemon for size bytes of zeroed hugetlb memory
@@ -471,7 +536,8 @@ PC_API int pc_parse_size(const char *s, size_t *out);
  * size), -ECONNRESET (the daemon closed the connection without an answer,
  * e.g. it is stopping), -EPROTO (an answer that is not the protocol, or a
  * descriptor that is not what it promises), or another negative errno of
- * the socket calls (e.g. -EMFILE). Thread-safe; no library state. */
+ * the socket calls (e.g. -EMFILE). Thread-safe; no library state.
+ * Since 1.1 (symbol version PAGECLEAR_1.1). */
 PC_API int pc_serve_get(size_t size, size_t page_size, int flags, int *fd);
 
 #ifdef __cplusplus

@@ -37,7 +37,7 @@ int main(void)
 }
 C
 
-# The program must load libpageclear.so.0 from the moved prefix (shared)
+# The program must load libpageclear.so.MAJOR from the moved prefix (shared)
 # or not at all (static).
 check_links() {
   local bin="$1" want="$2" got
@@ -71,7 +71,7 @@ cp "$tmp/use.c" "$tmp/cmake-use/"
 cat > "$tmp/cmake-use/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.16)
 project(use_pageclear C)
-find_package(pageclear 0.2 CONFIG REQUIRED)
+find_package(pageclear 1.0 CONFIG REQUIRED)
 add_executable(use_shared use.c)
 target_compile_options(use_shared PRIVATE -Wall -Wextra -Werror)
 target_link_libraries(use_shared PRIVATE pageclear::pageclear)
@@ -86,10 +86,11 @@ check_links "$tmp/cmake-use/build/use_shared" shared
 "$tmp/cmake-use/build/use_static"
 check_links "$tmp/cmake-use/build/use_static" static
 
-step "CMake version rule (same MAJOR.MINOR before 1.0)"
+step "CMake version rule (SameMajorVersion, docs/abi.md)"
 cfgdir="$(dirname "$(find "$prefix" -name pageclearConfigVersion.cmake | head -n1)")"
 version="$(pkg-config --modversion pageclear)"
 IFS=. read -r major minor _ <<<"$version"
+[ "$major" -ge 1 ] || { echo "check_install: version $version: the rule below is 1.0's" >&2; exit 1; }
 cat > "$tmp/version.cmake" <<'CM'
 string(REPLACE "." ";" v "${PACKAGE_FIND_VERSION}")
 list(GET v 0 PACKAGE_FIND_VERSION_MAJOR)
@@ -102,12 +103,20 @@ CM
 compatible() { # requested version -> TRUE/FALSE from the installed version file
   cmake -DPACKAGE_FIND_VERSION="$1" -DF="$cfgdir/pageclearConfigVersion.cmake" -P "$tmp/version.cmake" 2>&1
 }
-reqs=("$major.$minor.0:TRUE" "$major.$((minor + 1)).0:FALSE" "$((major + 1)).$minor.0:FALSE")
-[ "$minor" -gt 0 ] && reqs+=("$major.$((minor - 1)).0:FALSE")
+reqs=("$major.$minor.0:TRUE" "$major.0.0:TRUE" "$major.$((minor + 1)).0:FALSE"
+      "$((major + 1)).0.0:FALSE" "$((major - 1)).$minor.0:FALSE")
 for req in "${reqs[@]}"; do
   got="$(compatible "${req%%:*}")"
   [ "$got" = "${req##*:}" ] || { echo "check_install: find_package(pageclear ${req%%:*}) against $version: $got, expected ${req##*:}" >&2; exit 1; }
 done
+# The rule itself, not just this version: the same file made for a later
+# minor release (MAJOR.(MINOR+3)) meets a request for this one.
+sed "s/^set(PACKAGE_VERSION \"$version\")/set(PACKAGE_VERSION \"$major.$((minor + 3)).0\")/" \
+  "$cfgdir/pageclearConfigVersion.cmake" > "$tmp/later.cmake"
+grep -q "^set(PACKAGE_VERSION \"$major.$((minor + 3)).0\")" "$tmp/later.cmake" ||
+  { echo "check_install: no PACKAGE_VERSION line in pageclearConfigVersion.cmake" >&2; exit 1; }
+got="$(cmake -DPACKAGE_FIND_VERSION="$version" -DF="$tmp/later.cmake" -P "$tmp/version.cmake" 2>&1)"
+[ "$got" = TRUE ] || { echo "check_install: a request for $version against $major.$((minor + 3)).0: $got, expected TRUE" >&2; exit 1; }
 
 step "man pages installed, aliases resolving"
 # (compressed, as a Debian package installs them, or not)

@@ -75,6 +75,8 @@ native_suite() {
   need python3 apt:python3 has python3
   need groff apt:groff-base has groff
   need -o "matplotlib for $(command -v python3 || echo python3)" pip:matplotlib py_has matplotlib
+  # The ABI gate's self-test (ctest abi_gate_selftest) is skipped without.
+  need -o "abidiff (the ABI gate's self-test)" apt:abigail-tools has abidiff
 }
 clang_c() { need clang apt:clang,libc6-dev links clang; }
 
@@ -112,6 +114,12 @@ sec_arm64-qemu() {
 sec_install() {
   need pkg-config apt:pkg-config has pkg-config
   need "cc (C compiler)" apt:gcc,libc6-dev links cc
+}
+# The ABI gate (scripts/abi.sh): abidw and abidiff, a gcc build.
+sec_abi() {
+  cmake_make; gcc_c
+  need "abidw, abidiff" apt:abigail-tools has abidiff
+  need python3 apt:python3 has python3
 }
 sec_deb() {
   need dh apt:debhelper has dh

@@ -3,8 +3,8 @@
 # pageclear's tests, by configuration (`scripts/test.sh --list`): first the
 # CMake configurations, which are CMakePresets.json's workflow presets
 # (configure, build, ctest; `cmake --workflow --preset NAME` runs one by
-# hand), then the installed library, the Debian packages, the Python
-# package and the Rust crates.
+# hand), then the installed library, the ABI against its record, the
+# Debian packages, the Python package and the Rust crates.
 # Usage: scripts/test.sh [--install-deps] [-v] [NAME...]
 #        scripts/test.sh --list
 #   NAME...         run just these (none: every configuration, in --list
@@ -27,6 +27,7 @@ prefix="$(pwd)/build-test/prefix"
 # The configurations after the CMake ones: name|description.
 others=(
   "install|cmake --install of gcc-release's build, moved: pkg-config, CMake package, man pages, examples"
+  "abi|the ABI against abi/libpageclear.so.1.abi (abidiff; scripts/abi.sh), after the gate's self-test"
   "deb|Debian packages (dpkg-buildpackage, nocheck): version, symbols, lintian, contents, unpacked in use"
   "python|pip install . in a fresh venv: wheel contents, mypy --strict, pytest (needs PyPI)"
   "rust|Rust crates: rustfmt, clippy, docs, tests (also via pkg-config on gcc-release's install), cargo package"
@@ -189,6 +190,7 @@ for n in "${chosen[@]}"; do
   if [ -n "${is_cmake[$n]+x}" ]; then cmake_config "$n"; continue; fi
   case "$n" in
     install) script_config install scripts/check_install.sh "$prefix" ;;
+    abi) script_config abi scripts/abi.sh ;;
     deb) script_config deb scripts/test_deb.sh ;;
     python) script_config python scripts/test_python.sh ;;
     rust) script_config rust scripts/test_rust.sh "$prefix" ;;

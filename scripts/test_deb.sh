@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# Build the Debian packages (libpageclear0, libpageclear-dev, pageclear) the
+# Build the Debian packages (libpageclear1, libpageclear-dev, pageclear) the
 # way a packager would, `dpkg-buildpackage -us -uc -b`, out of a copy of the
 # tree (it writes into the parent directory), then:
 #   - the package version must be the CMake project version;
-#   - debian/libpageclear0.symbols must list every PC_API function of the
-#     header (the build itself fails on any difference from the exports);
+#   - the runtime package is named after the SONAME's major version;
+#   - debian/libpageclear1.symbols must list every PC_API function of the
+#     header at its symbol version (the build itself fails on any
+#     difference from the exports);
 #   - lintian: no errors (its full output is printed);
 #   - the .debs hold what they should, and the unpacked packages pass
 #     scripts/check_install.sh (pkg-config, CMake, man pages, examples).
@@ -25,10 +27,19 @@ deb_version="$(dpkg-parsechangelog -l debian/changelog -S Version)"
 [ -n "$version" ] && [ "$deb_version" = "$version" ] ||
   fail "debian/changelog says $deb_version, CMakeLists.txt says $version: add a changelog entry"
 
+major="${version%%.*}"
+lib="libpageclear$major"
+symbols="debian/$lib.symbols"
+[ -f "$symbols" ] && grep -qx "Package: $lib" debian/control ||
+  fail "version $version: the runtime package must be $lib (SONAME libpageclear.so.$major), with $symbols"
+head -n1 "$symbols" | grep -qx "libpageclear.so.$major $lib #MINVER#" ||
+  fail "$symbols does not start with 'libpageclear.so.$major $lib #MINVER#'"
 header_fns="$(grep -oE '^PC_API [^(]*\(' include/pageclear.h | sed -E 's/\($//; s/.*[ *]//' | sort -u)"
-symbol_fns="$(sed -n 's/^ \([a-z_0-9]*\)@Base .*/\1/p' debian/libpageclear0.symbols | sort -u)"
+# name@PAGECLEAR_M.N for the functions; the version nodes are listed too.
+symbol_vers="$(sed -n 's/^ \(pc_[a-z_0-9]*@PAGECLEAR_[0-9.]*\) .*/\1/p' "$symbols" | sort -u)"
+symbol_fns="$(sed 's/@.*//' <<<"$symbol_vers" | sort -u)"
 [ "$header_fns" = "$symbol_fns" ] ||
-  fail "debian/libpageclear0.symbols and include/pageclear.h differ:"$'\n'"$(diff <(echo "$header_fns") <(echo "$symbol_fns"))"
+  fail "$symbols and include/pageclear.h differ:"$'\n'"$(diff <(echo "$header_fns") <(echo "$symbol_fns"))"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -51,11 +62,12 @@ changes="$tmp/pageclear_${version}_${arch}.changes"
 [ -f "$changes" ] || fail "no $changes"
 
 # dpkg-gensymbols forgives a symbol missing in the version that introduces
-# it (it was never released), so compare the exports to the file here.
-so="$tree/debian/libpageclear0/usr/lib/$ma/libpageclear.so.$version"
-exports="$(nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort -u)"
-[ "$exports" = "$symbol_fns" ] ||
-  fail "the library's exports and debian/libpageclear0.symbols differ (< exported, > listed):"$'\n'"$(diff <(echo "$exports") <(echo "$symbol_fns"))"
+# it (it was never released), so compare the exports, with their symbol
+# versions, to the file here.
+so="$tree/debian/$lib/usr/lib/$ma/libpageclear.so.$version"
+exports="$(nm -D --defined-only "$so" | awk '$2 == "T" {sub("@@", "@", $3); print $3}' | sort -u)"
+[ "$exports" = "$symbol_vers" ] ||
+  fail "the library's exports and $symbols differ (< exported, > listed):"$'\n'"$(diff <(echo "$exports") <(echo "$symbol_vers"))"
 
 echo "=== test_deb: lintian"
 lintian_out="$(lintian --fail-on error --display-info "$changes" 2>&1)" || {
@@ -75,7 +87,7 @@ contains() { # deb path...
     grep -qx "\./$p" <<<"$list" || fail "$(basename "$deb") lacks $p"
   done
 }
-contains libpageclear0 "usr/lib/$ma/libpageclear.so.0" "usr/lib/$ma/libpageclear.so.$version"
+contains "$lib" "usr/lib/$ma/libpageclear.so.$major" "usr/lib/$ma/libpageclear.so.$version"
 contains libpageclear-dev usr/include/pageclear.h "usr/lib/$ma/libpageclear.so" \
   "usr/lib/$ma/libpageclear.a" "usr/lib/$ma/pkgconfig/pageclear.pc" \
   "usr/lib/$ma/cmake/pageclear/pageclearConfig.cmake" \

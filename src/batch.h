@@ -15,8 +15,10 @@
  * each; *done is advanced by the bytes cleared and reported against total. */
 int pci_clear_units(char *addr, size_t len, pci_clear_fn fn,
                     const struct pc_batch *b, size_t *done, size_t total);
-/* Resolve NULL / zero fields of a batch to the defaults; -EINVAL if bad. */
-int pci_batch_resolve(const struct pc_batch *in, struct pc_batch *out);
+/* Resolve a caller's batch (in: size bytes as it knows the struct; NULL
+ * for the defaults) with its zero fields to the defaults; -EINVAL if bad,
+ * -E2BIG if it sets what this library does not know (abi.h). */
+int pci_batch_resolve(const struct pc_batch *in, size_t size, struct pc_batch *out);
 
 #pragma GCC visibility pop
 

@@ -4,8 +4,10 @@
  * point before each, shaped by the preemption model.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "pageclear.h"
+#include "abi.h"
 #include "batch.h"
 #include "cpu.h"
 #include "options.h"
@@ -49,18 +51,29 @@ size_t pc_default_unit(void)
                                                                  : PC_PAGE_SIZE;
 }
 
-void pc_batch_init(struct pc_batch *b)
+/* The defaults, padding included: what pc_batch_init gives. */
+static void batch_defaults(struct pc_batch *b)
 {
-    if (b != NULL)
-        *b = (struct pc_batch){.unit = 0, .model = PC_PREEMPT_NONE};
+    memset(b, 0, sizeof(*b)); /* no callback, no ctx */
+    b->unit = 0;              /* pc_default_unit() */
+    b->model = PC_PREEMPT_NONE;
 }
 
-int pci_batch_resolve(const struct pc_batch *in, struct pc_batch *out)
+void (pc_batch_init)(struct pc_batch *b, size_t size)
 {
-    if (in == NULL)
-        pc_batch_init(out);
-    else
-        *out = *in;
+    struct pc_batch d;
+    batch_defaults(&d);
+    (void)PCI_ABI_OUT(pc_batch, b, size, &d);
+}
+
+int pci_batch_resolve(const struct pc_batch *in, size_t size, struct pc_batch *out)
+{
+    batch_defaults(out);
+    if (in != NULL) {
+        int rc = PCI_ABI_IN(pc_batch, out, in, size);
+        if (rc != 0)
+            return rc;
+    }
     switch (out->model) {
     case PC_PREEMPT_NONE:
     case PC_PREEMPT_VOLUNTARY:
@@ -102,15 +115,15 @@ int pci_clear_units(char *addr, size_t len, pci_clear_fn fn,
     return 0;
 }
 
-int pc_clear_batched(void *addr, size_t len, const struct pc_batch *b,
-                     size_t *cleared)
+int (pc_clear_batched)(void *addr, size_t len, const struct pc_batch *b,
+                       size_t size, size_t *cleared)
 {
     struct pc_batch rb;
     size_t done = 0;
     int rc = pci_check_range(addr, len);
 
     if (rc == 0)
-        rc = pci_batch_resolve(b, &rb);
+        rc = pci_batch_resolve(b, size, &rb);
     if (rc == 0 && len > 0) {
         /* The primitive is chosen for the whole extent, not the unit: units
          * exist for the resched points and must not hide the extent's size

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pageclear.h"
+#include "abi.h"
 #include "cpu.h"
 #include "impl.h"
 #include "numa.h"
@@ -61,16 +62,18 @@ void pci_feature_names(unsigned features, char *buf, size_t size)
     }
 }
 
-int pc_host_get(struct pc_host *h)
+int (pc_host_get)(struct pc_host *caller, size_t size)
 {
-    if (h == NULL)
-        return -EINVAL;
+    int rc = PCI_ABI_CHECK(pc_host, caller, size);
+    if (rc != 0)
+        return rc;
     const struct pci_cpu *c = pci_cpu();
     const struct pci_tuning *t = pci_tuning();
     const struct pci_options *o = pci_options();
     const struct pci_profile *pr = pci_profile();
+    struct pc_host host, *h = &host;
 
-    *h = (struct pc_host){0};
+    memset(h, 0, sizeof(*h)); /* padding too: it reaches the caller */
     snprintf(h->vendor, sizeof(h->vendor), "%.15s", c->vendor_name);
     pci_feature_names(c->features, h->features, sizeof(h->features));
     h->hypervisor = c->hypervisor;
@@ -95,5 +98,5 @@ int pc_host_get(struct pc_host *h)
                    "pc_host and pci_profile carry the same strings");
     memcpy(h->profile, pr->path, sizeof(h->profile));
     memcpy(h->profile_status, pr->status, sizeof(h->profile_status));
-    return 0;
+    return PCI_ABI_OUT(pc_host, caller, size, h);
 }

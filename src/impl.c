@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pageclear.h"
+#include "abi.h"
 #include "cpu.h"
 #include "impl.h"
 #include "primitive.h"
@@ -59,22 +60,23 @@ size_t pc_impl_count(void)
     return PCI_NIMPL;
 }
 
-int pc_impl_get(size_t i, struct pc_impl_info *out)
+int (pc_impl_get)(size_t i, struct pc_impl_info *out, size_t size)
 {
-    if (out == NULL)
-        return -EINVAL;
+    int rc = PCI_ABI_CHECK(pc_impl_info, out, size);
+    if (rc != 0)
+        return rc;
     if (i >= PCI_NIMPL)
         return -ENOENT;
     const struct pci_impl *im = &pci_impls[i];
-    *out = (struct pc_impl_info){
-        .name = im->name,
-        .arch = im->arch,
-        .features = im->features,
-        .description = im->description,
-        .cache = im->cache,
-        .supported = pci_impl_runnable(pci_cpu(), (int)i),
-    };
-    return 0;
+    struct pc_impl_info in;
+    memset(&in, 0, sizeof(in));
+    in.name = im->name;
+    in.arch = im->arch;
+    in.features = im->features;
+    in.description = im->description;
+    in.cache = im->cache;
+    in.supported = pci_impl_runnable(pci_cpu(), (int)i);
+    return PCI_ABI_OUT(pc_impl_info, out, size, &in);
 }
 
 int pc_impl_find(const char *name)

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 
 #include "pageclear.h"
+#include "abi.h"
 #include "plan.h"
 
 #ifndef MAP_HUGE_SHIFT
@@ -71,13 +72,21 @@ const char *pc_backing_name(enum pc_backing b)
     }
 }
 
-void pc_pool_opts_init(struct pc_pool_opts *o)
+/* The defaults, padding included: what pc_pool_opts_init gives. */
+static void opts_defaults(struct pc_pool_opts *o)
 {
-    if (o != NULL)
-        *o = (struct pc_pool_opts){.capacity = DEFAULT_CAPACITY,
-                                   .backing = PC_BACKING_AUTO,
-                                   .policy = PC_POOL_INIT_ON_ALLOC,
-                                   .populate = 1};
+    memset(o, 0, sizeof(*o));
+    o->capacity = DEFAULT_CAPACITY;
+    o->backing = PC_BACKING_AUTO;
+    o->policy = PC_POOL_INIT_ON_ALLOC;
+    o->populate = 1;
+}
+
+void (pc_pool_opts_init)(struct pc_pool_opts *o, size_t size)
+{
+    struct pc_pool_opts d;
+    opts_defaults(&d);
+    (void)PCI_ABI_OUT(pc_pool_opts, o, size, &d);
 }
 
 /* THP can be had through madvise unless the kernel lacks it or it is set
@@ -143,13 +152,17 @@ static int map_backing(struct pc_pool *p, size_t capacity, enum pc_backing b, in
 static void *worker_main(void *arg);
 static void busy_cleared(struct pc_pool *p, size_t first, size_t n);
 
-struct pc_pool *pc_pool_create(const struct pc_pool_opts *opts)
+struct pc_pool *(pc_pool_create)(const struct pc_pool_opts *opts, size_t size)
 {
     struct pc_pool_opts o;
-    if (opts == NULL)
-        pc_pool_opts_init(&o);
-    else
-        o = *opts;
+    opts_defaults(&o);
+    if (opts != NULL) {
+        int rc = PCI_ABI_IN(pc_pool_opts, &o, opts, size);
+        if (rc != 0) {
+            errno = -rc;
+            return NULL;
+        }
+    }
     if (o.capacity == 0)
         o.capacity = DEFAULT_CAPACITY;
     if ((unsigned)o.backing > PC_BACKING_4K || (unsigned)o.policy > PC_POOL_BACKGROUND ||
@@ -400,25 +413,25 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-int pc_pool_stats(struct pc_pool *p, struct pc_pool_stats *st)
+int (pc_pool_stats)(struct pc_pool *p, struct pc_pool_stats *st, size_t size)
 {
-    if (p == NULL || st == NULL)
+    if (p == NULL || PCI_ABI_CHECK(pc_pool_stats, st, size) != 0)
         return -EINVAL;
+    struct pc_pool_stats s;
+    memset(&s, 0, sizeof(s));
     pthread_mutex_lock(&p->mu);
-    *st = (struct pc_pool_stats){
-        .backing = p->backing,
-        .policy = p->policy,
-        .capacity = p->map_len,
-        .in_use = p->in_use * PC_PAGE_SIZE,
-        .clean = p->clean * PC_PAGE_SIZE,
-        .dirty = (p->dirty + p->busy) * PC_PAGE_SIZE,
-        .allocs = p->allocs,
-        .frees = p->frees,
-        .clears = p->clears,
-        .cleared_bytes = p->cleared,
-    };
+    s.backing = p->backing;
+    s.policy = p->policy;
+    s.capacity = p->map_len;
+    s.in_use = p->in_use * PC_PAGE_SIZE;
+    s.clean = p->clean * PC_PAGE_SIZE;
+    s.dirty = (p->dirty + p->busy) * PC_PAGE_SIZE;
+    s.allocs = p->allocs;
+    s.frees = p->frees;
+    s.clears = p->clears;
+    s.cleared_bytes = p->cleared;
     pthread_mutex_unlock(&p->mu);
-    return 0;
+    return PCI_ABI_OUT(pc_pool_stats, st, size, &s);
 }
 
 void pc_pool_destroy(struct pc_pool *p)

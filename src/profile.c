@@ -30,6 +30,7 @@
 #include <strings.h>
 
 #include "pageclear.h"
+#include "abi.h"
 #include "cpu.h"
 #include "profile.h"
 #include "tuning.h"
@@ -461,16 +462,22 @@ int pci_profile_parse(const char *text, size_t len, struct pci_tuning *t, char *
     return 0;
 }
 
-int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t, char *why,
-                     size_t whylen)
+int (pc_profile_parse)(const char *text, size_t len, struct pc_tuning *t, size_t tsize,
+                       char *why, size_t whylen)
 {
     struct pci_tuning given, d;
+    if (t != NULL && PCI_ABI_CHECK(pc_tuning, t, tsize) != 0) {
+        if (why != NULL && whylen > 0)
+            snprintf(why, whylen, "struct pc_tuning passed with a size (%zu) this library "
+                     "cannot take", tsize);
+        return -EINVAL;
+    }
     int rc = pci_profile_parse(text, len, t != NULL ? &given : NULL, why, whylen);
     if (rc != 0)
         return rc;
     /* A threshold the profile does not give keeps the built-in default. */
     pci_tuning_defaults(pci_cpu(), &d);
     pci_tuning_overlay(&d, &given);
-    pci_tuning_to_public(&d, t);
+    pci_tuning_to_caller(&d, t, tsize);
     return 0;
 }

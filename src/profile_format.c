@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "pageclear.h"
+#include "abi.h"
+#include "cpu.h"
 #include "profile.h"
 #include "tuning.h"
 
@@ -89,13 +91,21 @@ static void put_comment(struct out *o, const char *c)
     }
 }
 
-int pc_profile_format(const struct pc_tuning *t, const char *comment, char *buf,
-                      size_t size)
+int (pc_profile_format)(const struct pc_tuning *t, size_t tsize, const char *comment,
+                        char *buf, size_t size)
 {
     if (t == NULL || (buf == NULL && size > 0))
         return -EINVAL;
+    /* Thresholds past the caller's struct are the built-in defaults. */
     struct pci_tuning v;
-    pci_tuning_from_public(t, &v);
+    struct pc_tuning in;
+    memset(&in, 0, sizeof(in));
+    pci_tuning_defaults(pci_cpu(), &v);
+    pci_tuning_to_public(&v, &in);
+    int rc = PCI_ABI_IN(pc_tuning, &in, t, tsize);
+    if (rc != 0)
+        return rc;
+    pci_tuning_from_public(&in, &v);
     for (int i = 0; i < PC_NTHRESHOLDS; i++)
         if (!pci_threshold_accepts(i, v.v[i]))
             return -ERANGE;

@@ -7,8 +7,10 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "pageclear.h"
+#include "abi.h"
 #include "cpu.h"
 #include "profile.h"
 #include "tuning.h"
@@ -45,8 +47,10 @@ _Static_assert(PCI_NROWS == PC_NTHRESHOLDS, "thresholds.def has a row per enum p
     _Static_assert((int)PCI_ROW_##id == (int)index, "thresholds.def rows in enum pc_threshold order");
 #include "thresholds.def"
 #undef PCI_THRESHOLD
+#ifndef PCI_ABI_TEST_GROW /* (tests/abi's build gives each struct a field more) */
 _Static_assert(sizeof(struct pc_tuning) == PC_NTHRESHOLDS * sizeof(size_t),
                "struct pc_tuning has one field per threshold");
+#endif
 
 static size_t *field(struct pc_tuning *t, int i)
 {
@@ -85,54 +89,76 @@ void pci_tuning_from_public(const struct pc_tuning *in, struct pci_tuning *t)
     t->set = PCI_TUNING_ALL;
 }
 
-int pc_tuning_defaults(struct pc_tuning *t)
+void pci_tuning_to_caller(const struct pci_tuning *t, struct pc_tuning *out, size_t tsize)
 {
-    if (t == NULL)
-        return -EINVAL;
+    struct pc_tuning pub;
+    memset(&pub, 0, sizeof(pub));
+    pci_tuning_to_public(t, &pub);
+    (void)PCI_ABI_OUT(pc_tuning, out, tsize, &pub);
+}
+
+int (pc_tuning_defaults)(struct pc_tuning *t, size_t tsize)
+{
+    int rc = PCI_ABI_CHECK(pc_tuning, t, tsize);
+    if (rc != 0)
+        return rc;
     struct pci_tuning d;
     pci_tuning_defaults(pci_cpu(), &d);
-    pci_tuning_to_public(&d, t);
+    pci_tuning_to_caller(&d, t, tsize);
     return 0;
 }
 
-int pc_threshold_info(int i, struct pc_threshold_info *out)
+int (pc_threshold_info)(int i, struct pc_threshold_info *out, size_t size)
 {
-    if (out == NULL)
-        return -EINVAL;
+    int rc = PCI_ABI_CHECK(pc_threshold_info, out, size);
+    if (rc != 0)
+        return rc;
     if (i < 0 || i >= PC_NTHRESHOLDS)
         return -ENOENT;
     const struct pci_threshold *r = &pci_thresholds[i];
     struct pci_tuning d;
     pci_tuning_defaults(pci_cpu(), &d);
-    *out = (struct pc_threshold_info){
-        .key = r->key,
-        .env = r->env,
-        .description = r->description,
-        .min = r->min,
-        .max = r->max,
-        .never = r->never,
-        .dflt = d.v[i],
-        .value = pci_tuning()->v[i],
-    };
+    struct pc_threshold_info in;
+    memset(&in, 0, sizeof(in));
+    in.key = r->key;
+    in.env = r->env;
+    in.description = r->description;
+    in.min = r->min;
+    in.max = r->max;
+    in.never = r->never;
+    in.dflt = d.v[i];
+    in.value = pci_tuning()->v[i];
+    return PCI_ABI_OUT(pc_threshold_info, out, size, &in);
+}
+
+/* 0 if threshold i is a field of the caller's struct pc_tuning of tsize
+ * bytes (the one field pc_tuning_get and _set touch). */
+static int caller_field(const struct pc_tuning *t, size_t tsize, int i)
+{
+    int rc = PCI_ABI_CHECK(pc_tuning, t, tsize);
+    if (rc != 0)
+        return rc;
+    if (i < 0 || i >= PC_NTHRESHOLDS ||
+        pci_thresholds[i].tuning_offset + sizeof(size_t) > tsize)
+        return -ENOENT;
     return 0;
 }
 
-int pc_tuning_get(const struct pc_tuning *t, int i, size_t *v)
+int (pc_tuning_get)(const struct pc_tuning *t, size_t tsize, int i, size_t *v)
 {
-    if (t == NULL || v == NULL)
+    if (v == NULL)
         return -EINVAL;
-    if (i < 0 || i >= PC_NTHRESHOLDS)
-        return -ENOENT;
-    *v = field_value(t, i);
-    return 0;
+    int rc = caller_field(t, tsize, i);
+    if (rc == 0)
+        *v = field_value(t, i);
+    return rc;
 }
 
-int pc_tuning_set(struct pc_tuning *t, int i, size_t v)
+int (pc_tuning_set)(struct pc_tuning *t, size_t tsize, int i, size_t v)
 {
-    if (t == NULL)
-        return -EINVAL;
-    if (i < 0 || i >= PC_NTHRESHOLDS)
-        return -ENOENT;
+    int rc = caller_field(t, tsize, i);
+    if (rc != 0)
+        return rc;
     if (!pci_threshold_accepts(i, v))
         return -ERANGE;
     *field(t, i) = v;

@@ -44,6 +44,9 @@ void pci_tuning_overlay(struct pci_tuning *dst, const struct pci_tuning *src);
 /* To and from the public struct pc_tuning (which has every threshold). */
 void pci_tuning_to_public(const struct pci_tuning *t, struct pc_tuning *out);
 void pci_tuning_from_public(const struct pc_tuning *in, struct pci_tuning *t);
+/* Into a caller's struct pc_tuning of tsize bytes (abi.h), which the
+ * caller has checked. */
+void pci_tuning_to_caller(const struct pci_tuning *t, struct pc_tuning *out, size_t tsize);
 
 /* The built-in defaults for *c, every threshold set (defaults.c). */
 void pci_tuning_defaults(const struct pci_cpu *c, struct pci_tuning *t);

@@ -34,8 +34,8 @@ static int clear_pages_range(uintptr_t base, size_t first, size_t last,
     return pci_clear_units((char *)s, e - s, fn, b, done, total);
 }
 
-int pc_clear_hint_batched(void *addr, size_t len, const void *hint,
-                          const struct pc_batch *b, size_t *cleared)
+int (pc_clear_hint_batched)(void *addr, size_t len, const void *hint,
+                            const struct pc_batch *b, size_t size, size_t *cleared)
 {
     struct pc_batch rb;
     size_t done = 0;
@@ -48,7 +48,7 @@ int pc_clear_hint_batched(void *addr, size_t len, const void *hint,
     uintptr_t lo = (uintptr_t)addr, hi = lo + len, h = (uintptr_t)hint;
     if (h < lo || h >= hi)
         return -EINVAL;
-    rc = pci_batch_resolve(b, &rb);
+    rc = pci_batch_resolve(b, size, &rb);
     if (rc != 0)
         return rc;
 

@@ -16,6 +16,15 @@
 //! CMake build reads too); only a C compiler is needed. With the feature
 //! `pkg-config` it links an installed libpageclear instead.
 //!
+//! Each function taking a pointer to a struct also takes, right after it,
+//! the size of that struct as the caller knows it: pass
+//! `size_of::<pc_...>()`. This is the C header's ABI; its macros pass
+//! `sizeof` for C callers. It lets the structs grow at their end: see
+//! the top of `pageclear.h` (a smaller size is refused; on output the
+//! library zero-fills what it does not know, and on input it refuses
+//! non-zero bytes past what it knows with `-E2BIG`, so start input structs
+//! zeroed, padding included).
+//!
 //! The tests check every declaration here against the header, as the C
 //! compiler sees it: each `PC_API` function's signature, each struct's
 //! size, alignment, fields and their types and offsets, each constant's
@@ -35,9 +44,9 @@ use core::ffi::{c_char, c_int, c_uint, c_void};
 use core::marker::{PhantomData, PhantomPinned};
 
 /// Major version of the library these declarations describe.
-pub const PC_VERSION_MAJOR: c_uint = 0;
+pub const PC_VERSION_MAJOR: c_uint = 1;
 /// Minor version of the library these declarations describe.
-pub const PC_VERSION_MINOR: c_uint = 2;
+pub const PC_VERSION_MINOR: c_uint = 0;
 /// Patch version of the library these declarations describe.
 pub const PC_VERSION_PATCH: c_uint = 0;
 
@@ -278,32 +287,34 @@ unsafe extern "C" {
 
     /// The default batching unit in bytes.
     pub fn pc_default_unit() -> usize;
-    /// Fill `*b` with the batching defaults.
-    pub fn pc_batch_init(b: *mut pc_batch);
-    /// Zero in units as `*b` says, with resched points; `*cleared` gets the
-    /// bytes zeroed (a prefix).
+    /// Fill `*b` (of `size` bytes) with the batching defaults.
+    pub fn pc_batch_init(b: *mut pc_batch, size: usize);
+    /// Zero in units as `*b` (of `size` bytes) says, with resched points;
+    /// `*cleared` gets the bytes zeroed (a prefix).
     pub fn pc_clear_batched(
         addr: *mut c_void,
         len: usize,
         b: *const pc_batch,
+        size: usize,
         cleared: *mut usize,
     ) -> c_int;
 
     /// Zero so that the pages around `hint` are cleared last.
     pub fn pc_clear_hint(addr: *mut c_void, len: usize, hint: *const c_void) -> c_int;
-    /// `pc_clear_hint` with batching.
+    /// `pc_clear_hint` with batching (`*b` of `size` bytes).
     pub fn pc_clear_hint_batched(
         addr: *mut c_void,
         len: usize,
         hint: *const c_void,
         b: *const pc_batch,
+        size: usize,
         cleared: *mut usize,
     ) -> c_int;
 
     /// Number of primitives in the table.
     pub fn pc_impl_count() -> usize;
-    /// Fill `*out` for primitive `i`.
-    pub fn pc_impl_get(i: usize, out: *mut pc_impl_info) -> c_int;
+    /// Fill `*out` (of `size` bytes) for primitive `i`.
+    pub fn pc_impl_get(i: usize, out: *mut pc_impl_info, size: usize) -> c_int;
     /// Index of the primitive called `name`, or a negative errno.
     pub fn pc_impl_find(name: *const c_char) -> c_int;
     /// Zero with primitive `i` alone.
@@ -317,18 +328,19 @@ unsafe extern "C" {
     /// Name of the primitive `pc_clear_cold` uses for `len` bytes.
     pub fn pc_selected_cold(len: usize) -> *const c_char;
 
-    /// Fill `*o` with the pool defaults.
-    pub fn pc_pool_opts_init(o: *mut pc_pool_opts);
-    /// Create a pool (NULL with errno on failure).
-    pub fn pc_pool_create(opts: *const pc_pool_opts) -> *mut pc_pool;
+    /// Fill `*o` (of `size` bytes) with the pool defaults.
+    pub fn pc_pool_opts_init(o: *mut pc_pool_opts, size: usize);
+    /// Create a pool from `*opts` (of `size` bytes); NULL with errno on
+    /// failure.
+    pub fn pc_pool_create(opts: *const pc_pool_opts, size: usize) -> *mut pc_pool;
     /// Allocate `len` zeroed bytes (NULL with errno on failure).
     pub fn pc_pool_alloc(pool: *mut pc_pool, len: usize) -> *mut c_void;
     /// Give back an allocation.
     pub fn pc_pool_free(pool: *mut pc_pool, ptr: *mut c_void) -> c_int;
     /// Stop the worker and unmap everything.
     pub fn pc_pool_destroy(pool: *mut pc_pool);
-    /// Fill `*st` with the pool's counters.
-    pub fn pc_pool_stats(pool: *mut pc_pool, st: *mut pc_pool_stats) -> c_int;
+    /// Fill `*st` (of `size` bytes) with the pool's counters.
+    pub fn pc_pool_stats(pool: *mut pc_pool, st: *mut pc_pool_stats, size: usize) -> c_int;
     /// Name of a backing (static string).
     pub fn pc_backing_name(b: pc_backing) -> *const c_char;
 
@@ -337,33 +349,39 @@ unsafe extern "C" {
     /// Fault in for writing without changing the contents.
     pub fn pc_populate(addr: *mut c_void, len: usize, nthreads: c_int, flags: c_int) -> c_int;
 
-    /// Fill `*h` with the host facts and thresholds in force.
-    pub fn pc_host_get(h: *mut pc_host) -> c_int;
+    /// Fill `*h` (of `size` bytes) with the host facts and thresholds in
+    /// force.
+    pub fn pc_host_get(h: *mut pc_host, size: usize) -> c_int;
 
-    /// Fill `*t` with the built-in thresholds for this host.
-    pub fn pc_tuning_defaults(t: *mut pc_tuning) -> c_int;
-    /// Write a profile for this host carrying `*t` into `buf`.
+    /// Fill `*t` (of `tsize` bytes) with the built-in thresholds for this
+    /// host.
+    pub fn pc_tuning_defaults(t: *mut pc_tuning, tsize: usize) -> c_int;
+    /// Write a profile for this host carrying `*t` (of `tsize` bytes) into
+    /// `buf` (of `size` bytes).
     pub fn pc_profile_format(
         t: *const pc_tuning,
+        tsize: usize,
         comment: *const c_char,
         buf: *mut c_char,
         size: usize,
     ) -> c_int;
-    /// Parse a profile's text into `*t`.
+    /// Parse a profile's text into `*t` (of `tsize` bytes).
     pub fn pc_profile_parse(
         text: *const c_char,
         len: usize,
         t: *mut pc_tuning,
+        tsize: usize,
         why: *mut c_char,
         whylen: usize,
     ) -> c_int;
 
-    /// Describe threshold `i`.
-    pub fn pc_threshold_info(i: c_int, out: *mut pc_threshold_info) -> c_int;
-    /// Read threshold `i` of `*t`.
-    pub fn pc_tuning_get(t: *const pc_tuning, i: c_int, v: *mut usize) -> c_int;
-    /// Set threshold `i` of `*t` (-ERANGE if a profile would refuse it).
-    pub fn pc_tuning_set(t: *mut pc_tuning, i: c_int, v: usize) -> c_int;
+    /// Describe threshold `i` in `*out` (of `size` bytes).
+    pub fn pc_threshold_info(i: c_int, out: *mut pc_threshold_info, size: usize) -> c_int;
+    /// Read threshold `i` of `*t` (of `tsize` bytes).
+    pub fn pc_tuning_get(t: *const pc_tuning, tsize: usize, i: c_int, v: *mut usize) -> c_int;
+    /// Set threshold `i` of `*t` (of `tsize` bytes); -ERANGE if a profile
+    /// would refuse it.
+    pub fn pc_tuning_set(t: *mut pc_tuning, tsize: usize, i: c_int, v: usize) -> c_int;
 
     /// Parse a size with an optional K/M/G/T suffix (powers of 1024).
     pub fn pc_parse_size(s: *const c_char, out: *mut usize) -> c_int;

@@ -79,9 +79,10 @@ pub struct Batch {
 impl Default for Batch {
     fn default() -> Batch {
         let mut raw = std::mem::MaybeUninit::<sys::pc_batch>::uninit();
-        // SAFETY: pc_batch_init fills every field of the struct it is given.
+        // SAFETY: pc_batch_init fills every field of the struct it is given
+        // (its size is passed).
         let raw = unsafe {
-            sys::pc_batch_init(raw.as_mut_ptr());
+            sys::pc_batch_init(raw.as_mut_ptr(), size_of::<sys::pc_batch>());
             raw.assume_init()
         };
         Batch {
@@ -131,12 +132,14 @@ where
     F: FnMut(usize, usize) -> ControlFlow<()>,
 {
     let mut cb = Callback { f, panic: None };
-    let raw = sys::pc_batch {
-        unit: batch.unit,
-        model: batch.model.to_raw(),
-        resched: Some(trampoline::<F>),
-        ctx: (&mut cb as *mut Callback<F>).cast(),
-    };
+    // Zeroed whole, padding too: an older library refuses non-zero bytes
+    // past the struct it knows (the size contract, pageclear.h).
+    // SAFETY: all zeros is a valid pc_batch (no callback, null ctx).
+    let mut raw: sys::pc_batch = unsafe { std::mem::zeroed() };
+    raw.unit = batch.unit;
+    raw.model = batch.model.to_raw();
+    raw.resched = Some(trampoline::<F>);
+    raw.ctx = (&mut cb as *mut Callback<F>).cast();
     let mut cleared = 0usize;
     let rc = call(&raw, &mut cleared);
     if let Some(payload) = cb.panic.take() {
@@ -198,8 +201,8 @@ where
     let (ptr, len) = (buf.as_mut_ptr(), buf.len());
     run(batch, resched, |raw, cleared| {
         // SAFETY: the slice is valid for writes and exclusively borrowed;
-        // raw and cleared are valid for the call.
-        unsafe { sys::pc_clear_batched(ptr.cast(), len, raw, cleared) }
+        // raw (of the size passed) and cleared are valid for the call.
+        unsafe { sys::pc_clear_batched(ptr.cast(), len, raw, size_of::<sys::pc_batch>(), cleared) }
     })
 }
 
@@ -239,6 +242,15 @@ where
     run(batch, resched, |raw, cleared| {
         // SAFETY: as in clear_batched; the hint is only compared with the
         // range, never dereferenced (see clear_hint).
-        unsafe { sys::pc_clear_hint_batched(ptr.cast(), len, hint_ptr.cast(), raw, cleared) }
+        unsafe {
+            sys::pc_clear_hint_batched(
+                ptr.cast(),
+                len,
+                hint_ptr.cast(),
+                raw,
+                size_of::<sys::pc_batch>(),
+                cleared,
+            )
+        }
     })
 }

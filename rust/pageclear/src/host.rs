@@ -38,7 +38,7 @@ fn never(v: usize) -> Option<usize> {
 /// The library's version, "MAJOR.MINOR.PATCH".
 ///
 /// ```
-/// assert!(pageclear::version().starts_with("0."));
+/// assert!(pageclear::version().starts_with("1."));
 /// ```
 pub fn version() -> &'static str {
     // SAFETY: no arguments; returns a static string.
@@ -165,7 +165,8 @@ impl Primitive {
     fn get(index: usize) -> Option<Primitive> {
         let mut info = std::mem::MaybeUninit::<sys::pc_impl_info>::uninit();
         // SAFETY: a writable struct; an index out of range returns -ENOENT.
-        let rc = unsafe { sys::pc_impl_get(index, info.as_mut_ptr()) };
+        let rc =
+            unsafe { sys::pc_impl_get(index, info.as_mut_ptr(), size_of::<sys::pc_impl_info>()) };
         if rc != 0 {
             return None;
         }
@@ -328,7 +329,7 @@ pub struct Host {
 pub fn host() -> Host {
     let mut raw = std::mem::MaybeUninit::<sys::pc_host>::uninit();
     // SAFETY: a writable struct.
-    let rc = unsafe { sys::pc_host_get(raw.as_mut_ptr()) };
+    let rc = unsafe { sys::pc_host_get(raw.as_mut_ptr(), size_of::<sys::pc_host>()) };
     crate::clear::expect_ok("pc_host_get", rc);
     // SAFETY: filled by pc_host_get (rc == 0).
     let h = unsafe { raw.assume_init() };
@@ -408,7 +409,7 @@ impl Tuning {
     pub fn defaults() -> Tuning {
         let mut raw = std::mem::MaybeUninit::<sys::pc_tuning>::uninit();
         // SAFETY: a writable struct.
-        let rc = unsafe { sys::pc_tuning_defaults(raw.as_mut_ptr()) };
+        let rc = unsafe { sys::pc_tuning_defaults(raw.as_mut_ptr(), size_of::<sys::pc_tuning>()) };
         crate::clear::expect_ok("pc_tuning_defaults", rc);
         // SAFETY: filled (rc == 0).
         Tuning::from_raw(&unsafe { raw.assume_init() })
@@ -441,6 +442,7 @@ impl Tuning {
                 text.as_ptr().cast(),
                 text.len(),
                 raw.as_mut_ptr(),
+                size_of::<sys::pc_tuning>(),
                 why.as_mut_ptr(),
                 WHY_LEN,
             )
@@ -473,11 +475,12 @@ impl Tuning {
         let raw = self.to_raw();
         // First the length (size 0 writes nothing), then the text.
         // SAFETY: a valid tuning; NULL buf with size 0 is allowed.
-        let n = unsafe { sys::pc_profile_format(&raw, cptr, std::ptr::null_mut(), 0) };
+        let tsize = size_of::<sys::pc_tuning>();
+        let n = unsafe { sys::pc_profile_format(&raw, tsize, cptr, std::ptr::null_mut(), 0) };
         Error::check(n)?;
         let mut buf = vec![0 as c_char; n as usize + 1];
         // SAFETY: buf is writable for buf.len() bytes.
-        let m = unsafe { sys::pc_profile_format(&raw, cptr, buf.as_mut_ptr(), buf.len()) };
+        let m = unsafe { sys::pc_profile_format(&raw, tsize, cptr, buf.as_mut_ptr(), buf.len()) };
         Error::check(m)?;
         assert_eq!(m, n, "pc_profile_format: two lengths for the same profile");
         Ok(array_string(&buf))

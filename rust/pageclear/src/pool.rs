@@ -143,9 +143,9 @@ pub struct PoolOptions {
 impl Default for PoolOptions {
     fn default() -> PoolOptions {
         let mut raw = std::mem::MaybeUninit::<sys::pc_pool_opts>::uninit();
-        // SAFETY: pc_pool_opts_init fills every field.
+        // SAFETY: pc_pool_opts_init fills every field (its size is passed).
         let raw = unsafe {
-            sys::pc_pool_opts_init(raw.as_mut_ptr());
+            sys::pc_pool_opts_init(raw.as_mut_ptr(), size_of::<sys::pc_pool_opts>());
             raw.assume_init()
         };
         PoolOptions {
@@ -254,14 +254,16 @@ impl Pool {
     /// # Ok::<(), pageclear::Error>(())
     /// ```
     pub fn new(opts: PoolOptions) -> Result<Pool, Error> {
-        let raw = sys::pc_pool_opts {
-            capacity: opts.capacity,
-            backing: opts.backing.to_raw(),
-            policy: opts.policy.to_raw(),
-            populate: opts.populate as i32,
-        };
-        // SAFETY: raw is a valid pc_pool_opts for the call.
-        let p = unsafe { sys::pc_pool_create(&raw) };
+        // Zeroed whole, padding too: an older library refuses non-zero
+        // bytes past the struct it knows (the size contract, pageclear.h).
+        // SAFETY: all zeros is a valid pc_pool_opts.
+        let mut raw: sys::pc_pool_opts = unsafe { std::mem::zeroed() };
+        raw.capacity = opts.capacity;
+        raw.backing = opts.backing.to_raw();
+        raw.policy = opts.policy.to_raw();
+        raw.populate = opts.populate as i32;
+        // SAFETY: raw is a valid pc_pool_opts of the size passed.
+        let p = unsafe { sys::pc_pool_create(&raw, size_of::<sys::pc_pool_opts>()) };
         NonNull::new(p)
             .map(|raw| Pool { raw })
             .ok_or_else(Error::last_os_error)
@@ -310,7 +312,13 @@ impl Pool {
     pub fn stats(&self) -> PoolStats {
         let mut st = std::mem::MaybeUninit::<sys::pc_pool_stats>::uninit();
         // SAFETY: a live pool and a writable struct.
-        let rc = unsafe { sys::pc_pool_stats(self.raw.as_ptr(), st.as_mut_ptr()) };
+        let rc = unsafe {
+            sys::pc_pool_stats(
+                self.raw.as_ptr(),
+                st.as_mut_ptr(),
+                size_of::<sys::pc_pool_stats>(),
+            )
+        };
         crate::clear::expect_ok("pc_pool_stats", rc);
         // SAFETY: pc_pool_stats filled it (rc == 0).
         let st = unsafe { st.assume_init() };

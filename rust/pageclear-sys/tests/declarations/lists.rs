@@ -141,34 +141,36 @@ functions! {
     fn pc_clear_cold(*mut c_void, usize) -> c_int;
     fn pc_clear_pages(*mut c_void, usize) -> c_int;
     fn pc_default_unit() -> usize;
-    fn pc_batch_init(*mut pc_batch);
-    fn pc_clear_batched(*mut c_void, usize, *const pc_batch, *mut usize) -> c_int;
+    fn pc_batch_init(*mut pc_batch, usize);
+    fn pc_clear_batched(*mut c_void, usize, *const pc_batch, usize, *mut usize) -> c_int;
     fn pc_clear_hint(*mut c_void, usize, *const c_void) -> c_int;
-    fn pc_clear_hint_batched(*mut c_void, usize, *const c_void, *const pc_batch, *mut usize)
-        -> c_int;
+    fn pc_clear_hint_batched(
+        *mut c_void, usize, *const c_void, *const pc_batch, usize, *mut usize
+    ) -> c_int;
     fn pc_impl_count() -> usize;
-    fn pc_impl_get(usize, *mut pc_impl_info) -> c_int;
+    fn pc_impl_get(usize, *mut pc_impl_info, usize) -> c_int;
     fn pc_impl_find(*const c_char) -> c_int;
     fn pc_impl_clear(usize, *mut c_void, usize) -> c_int;
     fn pc_impl_fill(usize, *mut c_void, usize, c_int) -> c_int;
     fn pc_selected(usize) -> *const c_char;
     fn pc_selected_temporal(usize) -> *const c_char;
     fn pc_selected_cold(usize) -> *const c_char;
-    fn pc_pool_opts_init(*mut pc_pool_opts);
-    fn pc_pool_create(*const pc_pool_opts) -> *mut pc_pool;
+    fn pc_pool_opts_init(*mut pc_pool_opts, usize);
+    fn pc_pool_create(*const pc_pool_opts, usize) -> *mut pc_pool;
     fn pc_pool_alloc(*mut pc_pool, usize) -> *mut c_void;
     fn pc_pool_free(*mut pc_pool, *mut c_void) -> c_int;
     fn pc_pool_destroy(*mut pc_pool);
-    fn pc_pool_stats(*mut pc_pool, *mut pc_pool_stats) -> c_int;
+    fn pc_pool_stats(*mut pc_pool, *mut pc_pool_stats, usize) -> c_int;
     fn pc_backing_name(pc_backing) -> *const c_char;
     fn pc_clear_parallel(*mut c_void, usize, c_int) -> c_int;
     fn pc_populate(*mut c_void, usize, c_int, c_int) -> c_int;
-    fn pc_host_get(*mut pc_host) -> c_int;
-    fn pc_tuning_defaults(*mut pc_tuning) -> c_int;
-    fn pc_threshold_info(c_int, *mut pc_threshold_info) -> c_int;
-    fn pc_tuning_get(*const pc_tuning, c_int, *mut usize) -> c_int;
-    fn pc_tuning_set(*mut pc_tuning, c_int, usize) -> c_int;
-    fn pc_profile_format(*const pc_tuning, *const c_char, *mut c_char, usize) -> c_int;
-    fn pc_profile_parse(*const c_char, usize, *mut pc_tuning, *mut c_char, usize) -> c_int;
+    fn pc_host_get(*mut pc_host, usize) -> c_int;
+    fn pc_tuning_defaults(*mut pc_tuning, usize) -> c_int;
+    fn pc_threshold_info(c_int, *mut pc_threshold_info, usize) -> c_int;
+    fn pc_tuning_get(*const pc_tuning, usize, c_int, *mut usize) -> c_int;
+    fn pc_tuning_set(*mut pc_tuning, usize, c_int, usize) -> c_int;
+    fn pc_profile_format(*const pc_tuning, usize, *const c_char, *mut c_char, usize) -> c_int;
+    fn pc_profile_parse(*const c_char, usize, *mut pc_tuning, usize, *mut c_char, usize)
+        -> c_int;
     fn pc_parse_size(*const c_char, *mut usize) -> c_int;
 }

@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/* tests/abi: include/pageclear.h as released in 1.0, frozen. Programs built
+ * against it must keep working with every later 1.x library; never edit it
+ * (docs/abi.md). */
+/*
+ * pageclear.h - extent-aware memory clearing for user space.
+ *
+ * The one public header of libpageclear. Every entry point carries its
+ * contract here. Conventions shared by all functions:
+ *   - Functions returning int return 0 on success or a negative errno value.
+ *   - On an error nothing is written.
+ *   - No function ever writes a byte outside [addr, addr + len).
+ *   - All functions are thread-safe; environment options (PAGECLEAR_*) are
+ *     read once, on the first call that needs them.
+ *
+ * Structs that cross the boundary grow without breaking programs built
+ * against an older header (docs/abi.md has the whole policy):
+ *   - Each function taking a pointer to a public struct also takes, in the
+ *     ABI, the size of that struct as the caller knows it, right after the
+ *     pointer. A macro of the function's own name, defined after its
+ *     declaration, passes sizeof(struct ...), so source code calls it as
+ *     written here without the size. (Its address is the sized function:
+ *     write (pc_host_get) in parentheses and pass the size yourself.)
+ *   - The size must cover every field the struct had in 1.0; a smaller one
+ *     is refused with -EINVAL (pc_pool_create: NULL, errno EINVAL; the void
+ *     init functions then do nothing). With a NULL struct pointer the size
+ *     is not looked at.
+ *   - A struct the library fills: it writes min(size, its own size) bytes
+ *     and zeroes the caller's bytes past its own size, so a field newer
+ *     than the library reads 0, "unknown".
+ *   - A struct the library reads: fields past size keep their defaults;
+ *     bytes past the library's own size must be zero, else -E2BIG (a
+ *     setting this library does not know is refused, never ignored). So
+ *     start such a struct from its init function (pc_batch_init,
+ *     pc_pool_opts_init, pc_tuning_defaults) or zero it whole, then set
+ *     fields.
+ *   - Structs only grow at their end, enums only gain constants at their
+ *     end, and no field or constant ever changes meaning; a field added
+ *     later reads 0 as "as before".
+ */
+#ifndef PAGECLEAR_H
+#define PAGECLEAR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks the library's exported entry points; everything else is hidden. */
+#if defined(__GNUC__)
+#define PC_API __attribute__((visibility("default")))
+#else
+#define PC_API
+#endif
+
+#define PC_VERSION_MAJOR 1
+#define PC_VERSION_MINOR 0
+#define PC_VERSION_PATCH 0
+
+/* The page unit of pc_clear_pages and of the hint neighbourhood. It is the
+ * x86-64 and default arm64 base page; the API keeps it fixed so that a page
+ * count means the same number of bytes everywhere. */
+#define PC_PAGE_SIZE ((size_t)4096)
+
+/* Library version as "MAJOR.MINOR.PATCH". */
+PC_API const char *pc_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Clearing                                                                  */
+
+/* Zero [addr, addr + len). Any alignment, any length. The primitive is
+ * chosen from the CPU's features and from len (see pc_selected), unless
+ * PAGECLEAR_IMPL forces one. One call covers the whole extent: there are no
+ * rescheduling points (see pc_clear_batched for that).
+ * Returns 0; -EINVAL if addr is NULL and len > 0; -EOVERFLOW if addr + len
+ * wraps around the address space. len == 0 returns 0 and writes nothing. */
+PC_API int pc_clear(void *addr, size_t len);
+
+/* Zero [addr, addr + len) as pc_clear, for memory nobody will read soon
+ * and that is not in cache (zeroing on free, scrubbing before reuse, a VMM
+ * clearing guest memory): non-temporal stores from cold_nt_threshold (by
+ * default the end of the vector range, on CPUs that have them), so the
+ * clear neither waits on the cache nor evicts what is in it;
+ * cache-allocating stores below it. The price: the first touch afterwards
+ * misses the cache. Same bad-input contract as pc_clear. */
+PC_API int pc_clear_cold(void *addr, size_t len);
+
+/* Zero npages pages of PC_PAGE_SIZE bytes starting at addr, as pc_clear.
+ * Returns -EINVAL if addr is NULL (with npages > 0) or not PC_PAGE_SIZE
+ * aligned; -EOVERFLOW if npages * PC_PAGE_SIZE or the end address overflows. */
+PC_API int pc_clear_pages(void *addr, size_t npages);
+
+/* ------------------------------------------------------------------------ */
+/* Batching: units between rescheduling points                              */
+
+/* Preemption models, after the kernel's. Under NONE and VOLUNTARY the clear
+ * proceeds in units with a resched point before each; under FULL and LAZY
+ * the scheduler can preempt at any time, so the whole extent is one unit and
+ * the resched callback is never called. */
+enum pc_preempt {
+    PC_PREEMPT_NONE = 0,
+    PC_PREEMPT_VOLUNTARY = 1,
+    PC_PREEMPT_FULL = 2,
+    PC_PREEMPT_LAZY = 3
+};
+
+/* Called before each unit with the bytes cleared so far and the total.
+ * Return 0 to go on; any other value stops the clear before that unit. */
+typedef int (*pc_resched_fn)(void *ctx, size_t done, size_t total);
+
+struct pc_batch {
+    /* Bytes per unit; 0 means pc_default_unit(). Any value >= 1 is allowed;
+     * page multiples are what the kernel uses and what performs well. Units
+     * of whole pages keep to the page grid: if addr is not page-aligned,
+     * the first unit ends at the next page boundary. */
+    size_t unit;
+    enum pc_preempt model;
+    pc_resched_fn resched; /* may be NULL: units still split the work */
+    void *ctx;             /* passed to resched */
+};
+
+/* The default unit in bytes: PAGECLEAR_UNIT if set, else 32 MiB where the
+ * host has a fast multi-page primitive (an architecture-specific one on
+ * x86-64 or arm64), else one page. 32 MiB is large enough for the CPU to see
+ * an LLC-sized extent and small enough that a unit takes ~3 ms even at a
+ * poor 10 GB/s, far below a 100 ms scheduling-latency budget. */
+PC_API size_t pc_default_unit(void);
+
+/* Fill *b with the defaults: unit 0 (= pc_default_unit()), PC_PREEMPT_NONE,
+ * no callback (and every byte past them zero). b NULL, or a size below
+ * 1.0's (see the top of this file), does nothing. */
+PC_API void pc_batch_init(struct pc_batch *b, size_t size);
+#define pc_batch_init(b) (pc_batch_init)((b), sizeof(struct pc_batch))
+
+/* Zero [addr, addr + len) in units as *b says (b == NULL: defaults). The
+ * primitive is the one pc_clear would use for the whole extent (len), not
+ * for one unit: units only place the resched points. Before
+ * each unit (under NONE/VOLUNTARY) resched(ctx, done, len) runs; a non-zero
+ * return stops the clear, which then returns -ECANCELED. *cleared (if not
+ * NULL) receives the number of bytes zeroed, always a prefix of the extent,
+ * on success and on cancellation alike. Bad input as pc_clear, plus -EINVAL
+ * for a model outside enum pc_preempt, and -EINVAL or -E2BIG for a struct
+ * size the library cannot take (see the top of this file). */
+PC_API int pc_clear_batched(void *addr, size_t len, const struct pc_batch *b,
+                            size_t size, size_t *cleared);
+#define pc_clear_batched(addr, len, b, cleared) \
+    (pc_clear_batched)((addr), (len), (b), sizeof(struct pc_batch), (cleared))
+
+/* ------------------------------------------------------------------------ */
+/* Zeroing around a hint (the kernel's folio_zero_user order)                */
+
+/* Zero [addr, addr + len) so that the pages around hint, which the caller is
+ * about to touch, are cleared last and stay in cache. Pages are the
+ * PC_PAGE_SIZE-aligned pages the extent spans (the first and last may be
+ * partial). With f the page holding hint and n pages in all:
+ *   neighbourhood = [f - 2, f + 2] clamped into [0, n - 1] (at most 5 pages)
+ *   right = pages after the neighbourhood, left = pages before it.
+ * Order: right, then left, then the neighbourhood; empty ranges are skipped.
+ * The neighbourhood is cleared with cache-allocating (temporal) stores, even
+ * if PAGECLEAR_IMPL forces a non-temporal primitive; right and left use the
+ * pc_clear selection. Returns -EINVAL if hint is outside [addr, addr + len)
+ * (len == 0 returns 0 whatever hint is), and bad input as pc_clear. */
+PC_API int pc_clear_hint(void *addr, size_t len, const void *hint);
+
+/* pc_clear_hint with each of its ranges going through the batching of *b
+ * (b == NULL: defaults). The callback sees done/total over the whole extent;
+ * *cleared receives the bytes zeroed (not a prefix: the ranges' order). */
+PC_API int pc_clear_hint_batched(void *addr, size_t len, const void *hint,
+                                 const struct pc_batch *b, size_t size,
+                                 size_t *cleared);
+#define pc_clear_hint_batched(addr, len, hint, b, cleared)              \
+    (pc_clear_hint_batched)((addr), (len), (hint), (b),                \
+                            sizeof(struct pc_batch), (cleared))
+
+/* ------------------------------------------------------------------------ */
+/* Primitives: introspection and direct calls                                */
+
+enum pc_cache {
+    PC_CACHE_TEMPORAL = 0,    /* stores allocate lines in cache */
+    PC_CACHE_NONTEMPORAL = 1, /* streaming stores bypass the cache */
+    PC_CACHE_ADAPTIVE = 2     /* temporal for small extents; the CPU may stop
+                                 allocating for LLC-sized ones (rep stos) */
+};
+
+struct pc_impl_info {
+    const char *name;        /* e.g. "x86-64-stosb": PAGECLEAR_IMPL, -f */
+    const char *arch;        /* "x86-64", "aarch64" or "any" */
+    const char *features;    /* required CPU features, "" for none */
+    const char *description; /* one line */
+    enum pc_cache cache;
+    int supported; /* 1 if this host can run it, else 0 */
+};
+
+/* Number of primitives in the table (all architectures, supported or not). */
+PC_API size_t pc_impl_count(void);
+
+/* Fill *out for primitive i. Returns -EINVAL if out is NULL, -ENOENT if
+ * i >= pc_impl_count(). */
+PC_API int pc_impl_get(size_t i, struct pc_impl_info *out, size_t size);
+#define pc_impl_get(i, out) (pc_impl_get)((i), (out), sizeof(struct pc_impl_info))
+
+/* Index of the primitive called name, or -ENOENT (-EINVAL for NULL). */
+PC_API int pc_impl_find(const char *name);
+
+/* Zero [addr, addr + len) with primitive i alone: no selection, no batching.
+ * Returns -ENOENT for an unknown index, -ENOTSUP if this CPU/OS cannot run
+ * it (nothing is executed), and bad input as pc_clear. */
+PC_API int pc_impl_clear(size_t i, void *addr, size_t len);
+
+/* Fill [addr, addr + len) with the byte value byte using primitive i, for
+ * measurement only: perf bench's memset workload stores a non-zero byte, and
+ * some CPUs have fast paths for zero alone, so `pageclear mem memset`
+ * compares both. The clearing API stays about zeroing. Returns as
+ * pc_impl_clear, plus -EINVAL if byte is outside 0..255 and -ENOTSUP for a
+ * primitive that can only store zeros (clzero, dc zva) with byte != 0. */
+PC_API int pc_impl_fill(size_t i, void *addr, size_t len, int byte);
+
+/* Name of the primitive pc_clear uses for an extent of len bytes: the one
+ * forced by PAGECLEAR_IMPL if that was honoured, else the selection's. */
+PC_API const char *pc_selected(size_t len);
+
+/* Name of the cache-allocating primitive pc_clear_hint uses for its
+ * neighbourhood of len bytes. */
+PC_API const char *pc_selected_temporal(size_t len);
+
+/* Name of the primitive pc_clear_cold uses for len bytes. */
+PC_API const char *pc_selected_cold(size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Zeroed-page pool (init_on_alloc / init_on_free in user space)             */
+
+/* How the pool's memory is backed, best first. */
+enum pc_backing {
+    PC_BACKING_AUTO = 0,      /* (opts only) the best that can be had */
+    PC_BACKING_HUGETLB_1G = 1,/* reserved 1 GiB hugetlb pages */
+    PC_BACKING_HUGETLB_2M = 2,/* reserved 2 MiB hugetlb pages */
+    PC_BACKING_THP = 3,       /* transparent huge pages through madvise */
+    PC_BACKING_4K = 4         /* base pages */
+};
+
+/* When the pool clears memory. Whatever the policy, every allocation reads
+ * as all zeros and no owner ever sees a previous owner's data. */
+enum pc_pool_policy {
+    PC_POOL_INIT_ON_ALLOC = 0, /* clear at allocation: one batched clear per
+                                  contiguous dirty run, as the kernel does,
+                                  with pc_clear's (cache-friendly) choice */
+    PC_POOL_INIT_ON_FREE = 1,  /* clear at free, with non-temporal stores
+                                  where the CPU has them: allocation is
+                                  instant and freed data never lingers */
+    PC_POOL_BACKGROUND = 2     /* a worker thread clears freed runs ahead of
+                                  demand (non-temporal, as at free);
+                                  allocation clears only what the worker has
+                                  not reached */
+};
+
+struct pc_pool_opts {
+    size_t capacity;          /* bytes; rounded up to the backing page size;
+                                 0 = 256 MiB */
+    enum pc_backing backing;  /* AUTO tries 1G, 2M, THP, 4K in that order;
+                                 anything else is that backing or failure */
+    enum pc_pool_policy policy;
+    int populate;             /* 1 (default): fault the memory in at create,
+                                 so allocations never fault; 0: lazily */
+};
+
+/* Fill *o with the defaults: 256 MiB, AUTO, INIT_ON_ALLOC, populate (and
+ * every byte past them zero). o NULL, or a size below 1.0's, does
+ * nothing. */
+PC_API void pc_pool_opts_init(struct pc_pool_opts *o, size_t size);
+#define pc_pool_opts_init(o) \
+    (pc_pool_opts_init)((o), sizeof(struct pc_pool_opts))
+
+struct pc_pool;
+
+/* Create a pool (opts NULL = defaults). One contiguous mapping of the
+ * capacity is reserved up front. Returns NULL with errno set: EINVAL (bad
+ * options, or a size below 1.0's), E2BIG (options this library does not
+ * know are set), ENOMEM (the memory or the requested backing cannot be
+ * had), EOVERFLOW (capacity too large). Thread-safe to use from any
+ * thread. */
+PC_API struct pc_pool *pc_pool_create(const struct pc_pool_opts *opts,
+                                      size_t size);
+#define pc_pool_create(opts) (pc_pool_create)((opts), sizeof(struct pc_pool_opts))
+
+/* Allocate len bytes, rounded up to whole PC_PAGE_SIZE pages, contiguous
+ * and PC_PAGE_SIZE aligned, reading as all zeros. Returns NULL with errno:
+ * EINVAL (pool NULL or len 0), EOVERFLOW (len rounds past SIZE_MAX),
+ * ENOMEM (no free run that long: the pool is exhausted or fragmented). */
+PC_API void *pc_pool_alloc(struct pc_pool *pool, size_t len);
+
+/* Give back an allocation. Returns 0, or -EINVAL if pool is NULL or ptr is
+ * not the start of a live allocation from this pool (a foreign pointer, an
+ * interior pointer, or a double free); nothing is changed then. ptr NULL is
+ * a no-op returning 0, as free(NULL). */
+PC_API int pc_pool_free(struct pc_pool *pool, void *ptr);
+
+/* Stop the worker and unmap everything; outstanding allocations become
+ * invalid. NULL is a no-op. A pool is not carried across fork(): a child
+ * must not use its parent's pool (with PC_POOL_BACKGROUND its worker thread
+ * does not exist there); create a new one. */
+PC_API void pc_pool_destroy(struct pc_pool *pool);
+
+struct pc_pool_stats {
+    enum pc_backing backing;   /* what the pool got */
+    enum pc_pool_policy policy;
+    size_t capacity;           /* bytes */
+    size_t in_use;             /* bytes allocated now */
+    size_t clean;              /* free bytes known to be zero */
+    size_t dirty;              /* free bytes waiting to be cleared */
+    size_t allocs, frees;      /* calls that succeeded */
+    size_t clears;             /* batched clear calls made */
+    size_t cleared_bytes;      /* bytes those clears covered */
+};
+
+/* Fill *st. Returns 0, or -EINVAL for NULL arguments. */
+PC_API int pc_pool_stats(struct pc_pool *pool, struct pc_pool_stats *st,
+                         size_t size);
+#define pc_pool_stats(pool, st) \
+    (pc_pool_stats)((pool), (st), sizeof(struct pc_pool_stats))
+
+/* Name of a backing: "hugetlb-1G", "hugetlb-2M", "thp", "4K", "auto". */
+PC_API const char *pc_backing_name(enum pc_backing b);
+
+/* ------------------------------------------------------------------------ */
+/* Parallel clear and populate                                               */
+
+/* Zero [addr, addr + len) on up to nthreads threads (nthreads <= 0: one per
+ * online CPU). Threads are sized to the work: each gets at least 64 MiB
+ * (below that a thread costs more to wake than it saves), so short extents
+ * run on the calling thread alone. The threads come from a persistent
+ * worker pool and, on machines with several NUMA nodes, are spread over the
+ * nodes. Each thread clears a contiguous, page-aligned share with the
+ * primitive chosen for the whole extent: on one thread pc_clear's; on
+ * several, non-temporal stores from parallel_nt_threshold (see struct
+ * pc_host), cache-allocating ones below it. Returns 0 or as pc_clear. */
+PC_API int pc_clear_parallel(void *addr, size_t len, int nthreads);
+/* (The worker pool is rebuilt on demand in a child after fork().) */
+
+/* Flags for pc_populate. */
+#define PC_POPULATE_TOUCH 0x1 /* skip MADV_POPULATE_WRITE: touch each page
+                                 (the path for kernels before 5.14) */
+
+/* Fault [addr, addr + len) in for writing, on up to nthreads threads
+ * (sized as pc_clear_parallel), without changing its contents: with
+ * MADV_POPULATE_WRITE where the kernel has it, else by touching each page
+ * with an atomic add of zero under a SIGBUS/SIGSEGV guard. addr is rounded
+ * down and the end up to PC_PAGE_SIZE. Returns 0, or a negative errno:
+ * -EINVAL (bad flags or addr NULL), -EOVERFLOW, -ENOMEM (not mapped, or out
+ * of memory), -EFAULT (a page would raise SIGBUS, e.g. the hugetlb pool ran
+ * dry, or is not writable). Pages before the failure may stay populated. */
+PC_API int pc_populate(void *addr, size_t len, int nthreads, int flags);
+
+/* ------------------------------------------------------------------------ */
+/* Host facts and tunables                                                   */
+
+struct pc_host {
+    char vendor[16];       /* "GenuineIntel", "AuthenticAMD", "arm64", ... */
+    char features[256];    /* the features detected and usable, space-separated */
+    int hypervisor;        /* 1 if running under a hypervisor */
+    size_t llc_size;       /* last-level cache bytes, 0 if unknown */
+    size_t zva_block;      /* arm64 dc zva block bytes, 0 if unusable */
+    size_t vector_max;     /* selection threshold: below, vector stores */
+    size_t nt_threshold;   /* selection threshold: from here, non-temporal;
+                              SIZE_MAX: never (e.g. a CPU without
+                              non-temporal vector stores) */
+    size_t unit;           /* pc_default_unit() */
+    const char *forced;    /* name forced by PAGECLEAR_IMPL, or NULL */
+    int numa_nodes;        /* NUMA nodes with CPUs (1 if unknown) */
+    size_t cold_nt_threshold;     /* pc_clear_cold: from this length,
+                                     non-temporal (SIZE_MAX: never) */
+    size_t parallel_nt_threshold; /* pc_clear_parallel on more than one
+                                     thread: from this extent length,
+                                     non-temporal (SIZE_MAX: never) */
+    unsigned family, model, stepping; /* x86-64: cpuid display family,
+                                         model, stepping; else 0 */
+    char profile[256];        /* the profile file in force, "" if none */
+    char profile_status[256]; /* one line: "in force", "none found", or
+                                 why the profile was refused */
+};
+
+/* Fill *h with what the library detected and the thresholds in force.
+ * Returns -EINVAL for NULL. */
+PC_API int pc_host_get(struct pc_host *h, size_t size);
+#define pc_host_get(h) (pc_host_get)((h), sizeof(struct pc_host))
+
+/* ------------------------------------------------------------------------ */
+/* Profiles: thresholds measured on this host (`pageclear tune`)              */
+
+/* The thresholds a profile sets. SIZE_MAX means "never" (for the
+ * non-temporal thresholds). */
+struct pc_tuning {
+    size_t vector_max;            /* pc_clear: below, vector stores */
+    size_t nt_threshold;          /* pc_clear: from here, non-temporal */
+    size_t cold_nt_threshold;     /* pc_clear_cold: from here, non-temporal;
+                                     below, cache-allocating stores */
+    size_t parallel_nt_threshold; /* pc_clear_parallel, >1 thread: from here,
+                                     non-temporal; below, cache-allocating
+                                     stores (each contract's threshold
+                                     governs it alone) */
+};
+
+/* Fill *t with the library's built-in defaults for this host (what applies
+ * with no profile and no PAGECLEAR_* variable). Returns -EINVAL for NULL. */
+PC_API int pc_tuning_defaults(struct pc_tuning *t, size_t tsize);
+#define pc_tuning_defaults(t) (pc_tuning_defaults)((t), sizeof(struct pc_tuning))
+
+/* The thresholds by index, for code that treats them alike (a tuner, a
+ * report, a binding): each is a field of struct pc_tuning, a profile key
+ * and a PAGECLEAR_* variable. */
+enum pc_threshold {
+    PC_THRESHOLD_VECTOR_MAX = 0,  /* vector_max */
+    PC_THRESHOLD_NT = 1,          /* nt_threshold */
+    PC_THRESHOLD_COLD_NT = 2,     /* cold_nt_threshold */
+    PC_THRESHOLD_PARALLEL_NT = 3  /* parallel_nt_threshold */
+};
+#define PC_NTHRESHOLDS 4
+
+/* "never": the value of a streaming threshold that never streams. */
+#define PC_NEVER ((size_t)-1)
+
+struct pc_threshold_info {
+    const char *key;         /* profile key and pc_tuning field, e.g.
+                                "nt_threshold" */
+    const char *env;         /* the variable that overrides it, e.g.
+                                "PAGECLEAR_NT_THRESHOLD" */
+    const char *description; /* one line */
+    size_t min, max;         /* the sizes a profile accepts */
+    int never;               /* 1 if PC_NEVER is accepted too */
+    size_t dflt;             /* the built-in default on this host */
+    size_t value;            /* in force: the variable, else the profile,
+                                else the default */
+};
+
+/* Fill *out for threshold i. Returns -EINVAL if out is NULL, -ENOENT if i
+ * is not in [0, PC_NTHRESHOLDS). */
+PC_API int pc_threshold_info(int i, struct pc_threshold_info *out, size_t size);
+#define pc_threshold_info(i, out) \
+    (pc_threshold_info)((i), (out), sizeof(struct pc_threshold_info))
+
+/* Read threshold i of *t into *v. Returns 0, -EINVAL for NULL arguments,
+ * -ENOENT for an unknown i or one whose field lies past tsize. These two
+ * touch that one field only: bytes past it are neither read nor checked. */
+PC_API int pc_tuning_get(const struct pc_tuning *t, size_t tsize, int i,
+                         size_t *v);
+#define pc_tuning_get(t, i, v) \
+    (pc_tuning_get)((t), sizeof(struct pc_tuning), (i), (v))
+
+/* Set threshold i of *t to v. Returns 0, -EINVAL for a NULL t, -ENOENT for
+ * an unknown i (as pc_tuning_get), -ERANGE if a profile would not accept v
+ * (see pc_threshold_info's min, max and never); *t is unchanged on
+ * error. */
+PC_API int pc_tuning_set(struct pc_tuning *t, size_t tsize, int i, size_t v);
+#define pc_tuning_set(t, i, v) \
+    (pc_tuning_set)((t), sizeof(struct pc_tuning), (i), (v))
+
+/* Write a profile for this host carrying *t into buf (at most size bytes,
+ * always NUL-terminated when size > 0): the identity lines (library version,
+ * CPU vendor, family/model/stepping, the features the selection uses, LLC
+ * size, hypervisor), then one `key = value` line per threshold. comment, if
+ * not NULL, is written first, each of its lines prefixed with "# ".
+ * Returns the length of the whole profile (as snprintf: a result >= size
+ * means it was cut), or -EINVAL for a NULL t or buf with size > 0, or
+ * -ERANGE for a value pc_profile_parse would refuse (or -EINVAL / -E2BIG for
+ * a tsize the library cannot take). Thresholds past tsize are the built-in
+ * defaults. */
+PC_API int pc_profile_format(const struct pc_tuning *t, size_t tsize,
+                             const char *comment, char *buf, size_t size);
+#define pc_profile_format(t, comment, buf, size) \
+    (pc_profile_format)((t), sizeof(struct pc_tuning), (comment), (buf), (size))
+
+/* Parse the profile text[0, len) (it need not be NUL-terminated). Lines
+ * are `key = value` or comments (`#` to the end of the line); blank lines
+ * are allowed. The identity keys must match this host and a library of the
+ * same MAJOR.MINOR version; threshold keys not given keep the built-in
+ * defaults. On success fills *t and returns 0. On any error *t is left
+ * untouched, a one-line reason goes to why (if not NULL and whylen > 0),
+ * and the result is -EINVAL (malformed: unknown key, duplicate key, bad
+ * syntax, missing identity), -ERANGE (a value out of range), -ENODEV (made
+ * on another CPU) or -EPROTO (an incompatible library version).
+ *
+ * The library reads its profile once, on first use: PAGECLEAR_PROFILE if
+ * set (a missing file is then an error; set and empty: no profile, the
+ * built-in thresholds), else
+ * $XDG_CONFIG_HOME/pageclear/profile (~/.config/pageclear/profile), else
+ * /etc/pageclear/profile. A profile that cannot be read or is refused is
+ * ignored as a whole, with one warning line on stderr (PAGECLEAR_QUIET=1
+ * silences it); pc_host_get says which profile is in force or why none is.
+ * Precedence: a PAGECLEAR_* variable for a single threshold, then the
+ * profile, then the built-in defaults. */
+PC_API int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t,
+                            size_t tsize, char *why, size_t whylen);
+#define pc_profile_parse(text, len, t, why, whylen) \
+    (pc_profile_parse)((text), (len), (t), sizeof(struct pc_tuning), (why), \
+                       (whylen))
+
+/* Parse a size with an optional suffix: B, K/KB/KiB, M/MB/MiB, G/GB/GiB,
+ * T/TB/TiB (all powers of 1024, as perf bench). Case-insensitive. Returns 0
+ * and sets *out, -EINVAL for a malformed string, -ERANGE if it overflows. */
+PC_API int pc_parse_size(const char *s, size_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAGECLEAR_H */
