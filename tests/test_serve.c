@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -138,6 +139,7 @@ struct step {
 };
 struct fake {
     int listen_fd;
+    int done_fd; /* a byte after each step, once the step's descriptors are closed */
     const struct step *steps;
     int nsteps;
 };
@@ -179,6 +181,10 @@ static void *fake_main(void *arg)
 {
     struct fake *f = arg;
     for (int i = 0; i < f->nsteps; i++) {
+        /* poll first: a blocked accept holds the lowest free descriptor
+         * number already, which would look like a leak to next_fd. */
+        struct pollfd pfd = {.fd = f->listen_fd, .events = POLLIN};
+        CHECK(poll(&pfd, 1, -1) == 1);
         int s = accept4(f->listen_fd, NULL, NULL, SOCK_CLOEXEC);
         CHECK(s >= 0);
         uint8_t m[2 * SERVE_MSG_SIZE];
@@ -189,6 +195,7 @@ static void *fake_main(void *arg)
         if (f->steps[i].act != A_CLOSE)
             send_reply(s, &f->steps[i]);
         close(s);
+        CHECK(write(f->done_fd, "", 1) == 1);
     }
     return NULL;
 }
@@ -229,10 +236,13 @@ static void test_client(void)
     };
     static const int want[] = {-EDQUOT, -ENOMEM, -EAGAIN, -EOPNOTSUPP, -EINVAL, -EPROTO,
                                -EPROTO, -ECONNRESET, -EPROTO, -EPROTO, -EPROTO, -EPROTO};
-    struct fake f = {.listen_fd = l, .steps = steps, .nsteps = (int)(sizeof(want) / sizeof(int))};
+    int done[2];
+    CHECK(pipe2(done, O_CLOEXEC) == 0);
+    struct fake f = {.listen_fd = l, .done_fd = done[1], .steps = steps,
+                     .nsteps = (int)(sizeof(want) / sizeof(int))};
     pthread_t t;
+    int low = next_fd(); /* before the thread: it holds none until it accepts */
     CHECK(pthread_create(&t, NULL, fake_main, &f) == 0);
-    int low = next_fd();
     for (int i = 0; i < f.nsteps; i++) {
         int rc = pc_serve_get(3 << 20, 0, 0, &fd);
         if (rc != want[i]) {
@@ -240,9 +250,13 @@ static void test_client(void)
             exit(1);
         }
         CHECK_EQ(fd, 12345); /* untouched on error */
+        char b;
+        CHECK(read(done[0], &b, 1) == 1); /* the fake's side is closed */
         CHECK_EQ(next_fd(), low); /* nothing leaked, descriptors of bad replies neither */
     }
     CHECK(pthread_join(t, NULL) == 0);
+    close(done[0]);
+    close(done[1]);
     close(l);
     unlink(path);
     rmdir(dir);
