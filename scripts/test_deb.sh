@@ -94,9 +94,11 @@ contains libpageclear-dev usr/include/pageclear.h "usr/lib/$ma/libpageclear.so" 
   "usr/lib/$ma/cmake/pageclear/pageclearConfigVersion.cmake" \
   "usr/lib/$ma/cmake/pageclear/pageclearTargets.cmake" \
   usr/share/man/man3/pc_clear.3.gz usr/share/man/man3/pc_clear_cold.3.gz \
-  usr/share/man/man3/pc_pool_create.3.gz usr/share/man/man7/libpageclear.7.gz
+  usr/share/man/man3/pc_pool_create.3.gz usr/share/man/man3/pc_serve_get.3.gz \
+  usr/share/man/man7/libpageclear.7.gz
 contains pageclear usr/bin/pageclear usr/share/man/man1/pageclear.1.gz \
-  usr/share/pageclear/plot.py
+  usr/share/pageclear/plot.py usr/lib/systemd/system/pageclear-serve.service \
+  usr/share/doc/pageclear/examples/serve.conf
 # No file in two packages, nothing of the library in the command's package.
 dup="$(for d in "$tmp"/*.deb; do dpkg-deb -c "$d" | awk '$1 !~ /^d/ {print $6}'; done | sort | uniq -d)"
 [ -z "$dup" ] || fail "files in more than one package: $dup"
