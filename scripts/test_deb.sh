@@ -97,8 +97,11 @@ contains libpageclear-dev usr/include/pageclear.h "usr/lib/$ma/libpageclear.so" 
   usr/share/man/man3/pc_pool_create.3.gz usr/share/man/man3/pc_serve_get.3.gz \
   usr/share/man/man7/libpageclear.7.gz
 contains pageclear usr/bin/pageclear usr/share/man/man1/pageclear.1.gz \
-  usr/share/pageclear/plot.py usr/lib/systemd/system/pageclear-serve.service \
-  usr/share/doc/pageclear/examples/serve.conf
+  usr/share/pageclear/plot.py usr/share/doc/pageclear/examples/serve.conf
+# The unit: in /lib (debhelper before 13.11.6, bookworm) or /usr/lib.
+dpkg-deb -c "$tmp/pageclear_${version}_$arch.deb" |
+  grep -Eq ' \./(usr/)?lib/systemd/system/pageclear-serve\.service$' ||
+  fail "pageclear_${version}_$arch.deb lacks the unit pageclear-serve.service"
 # No file in two packages, nothing of the library in the command's package.
 dup="$(for d in "$tmp"/*.deb; do dpkg-deb -c "$d" | awk '$1 !~ /^d/ {print $6}'; done | sort | uniq -d)"
 [ -z "$dup" ] || fail "files in more than one package: $dup"
