@@ -136,6 +136,25 @@ larger_than_reserve) # filled at request time; refused with --reserve-only and o
     wait_log "reserve of 2MiB pages full" 2
     get 8M -- true 2>/dev/null && no "on_miss = error filled 8M"
     stop ;;
+one_gib) # 1 GiB pages, where one can be had: from the reserve, zeroed, and given back
+    g=/sys/kernel/mm/hugepages/hugepages-1048576kB
+    [ -w "$g/nr_hugepages" ] || { echo "skip: no 1 GiB huge pages on this kernel"; exit 77; }
+    gold=$(cat "$g/nr_hugepages")
+    trap 'echo "$gold" > "$g/nr_hugepages"; cleanup' EXIT
+    echo $((gold + 1)) > "$g/nr_hugepages"
+    [ "$(cat "$g/nr_hugepages")" -gt "$gold" ] ||
+        { echo "skip: the kernel has no free 1 GiB of contiguous memory for a page"; exit 77; }
+    gfree=$(cat "$g/free_hugepages")
+    start 'reserve.1G = 1G\n'
+    # One page filled at idle priority: slow when the machine is busy.
+    for _ in $(seq 1200); do grep -q "reserve of 1GiB pages full" "$tmp/log" && break; sleep 0.1; done
+    grep -q "reserve of 1GiB pages full" "$tmp/log" || no "the 1 GiB reserve did not fill in 120 s"
+    [ "$(cat "$g/free_hugepages")" -eq $((gfree - 1)) ] || no "the reserve does not hold the 1 GiB page"
+    get 600M --page 1GB --reserve-only -- sh -c "exec $client check \$PAGECLEAR_FD" > "$tmp/out" ||
+        no "600M of 1 GiB pages from the reserve"
+    grep -q "size 1073741824$" "$tmp/out" || no "not one whole 1 GiB page: $(cat "$tmp/out")"
+    stop
+    [ "$(cat "$g/free_hugepages")" -eq "$gfree" ] || no "the 1 GiB page was not given back" ;;
 short_reserve) # more reserve than huge pages: a clear log line, and the service serves on
     start "reserve.2M = $((2 * (free0 + 8)))M\n"
     wait_log "raise /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
