@@ -29,6 +29,7 @@
 #define LISTEN_TAG ((uint64_t)1 << 40)
 #define STOP_TAG ((uint64_t)2 << 40)
 #define CONN_STACK ((size_t)256 << 10) /* a connection's frames are small */
+#define ACCEPT_PAUSE_MS 100 /* out of descriptors: wait this long, then retry */
 
 /* The path: the caller's, else the configuration's, else the
  * environment's, else the default. */
@@ -204,8 +205,15 @@ static void accept_all(struct serve_daemon *d)
             admit(d, fd);
             continue;
         }
-        if (errno == EMFILE || errno == ENFILE)
-            serve_log(SERVE_WARNING, "accept: %s", strerror(errno));
+        if (errno == EMFILE || errno == ENFILE) {
+            /* The connection stays queued and the socket readable: without
+             * a pause the loop would spin (and log) until a descriptor
+             * frees up, which a grant's client exiting does. */
+            serve_log(SERVE_WARNING, "accept: %s; pausing %d ms", strerror(errno),
+                      ACCEPT_PAUSE_MS);
+            usleep(ACCEPT_PAUSE_MS * 1000);
+            return;
+        }
         if (errno != EINTR && errno != ECONNABORTED)
             return; /* EAGAIN: all taken */
     }

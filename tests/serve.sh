@@ -105,8 +105,11 @@ quota) # a uid holds its quota while its process lives, and gets it back when it
     grep -q "over the quota (holds 4MiB of 6MiB" "$tmp/log" || no "no quota log line"
     stop ;;
 malformed) # each refused with its status, nothing handed out, the daemon serves on
-    start 'reserve.2M = 4M\n'
+    grp=root
+    getent group daemon >/dev/null && grp=daemon # a group the daemon is not in
+    start "reserve.2M = 4M\ngroup = $grp\n"
     wait_log "reserve of 2MiB pages full"
+    [ "$(stat -c %a:%G "$tmp/sock")" = "660:$grp" ] || no "socket $(stat -c %a:%G "$tmp/sock"), want 660:$grp"
     $client malformed || no "malformed requests"
     err=$(get 1T -- true 2>&1) && no "1 TiB was handed out"
     echo "$err" | grep -q "neither its reserve nor the kernel" || no "1 TiB: $err"
