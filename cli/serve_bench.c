@@ -182,8 +182,8 @@ static void cell(double *v, size_t n, int width, const char *unit)
     printf("  %-*s", width, t);
 }
 
-/* Runs per size, after one of each not counted (first touches on the
- * host can be slow: docs/serve.md). */
+/* Runs per size, after one of each not counted: on a guest, the host may
+ * still be backing the memory of the first use with its own pages. */
 static int bench_size(struct bench *b, size_t size)
 {
     double fr[MAX_RUNS], get[MAX_RUNS], all[MAX_RUNS], rate[MAX_RUNS], warm;

@@ -12,7 +12,7 @@
  *   reply:   "pcRP", u16 version, u16 status, u64 size, u64 page,
  *            u64 reserved (0)
  * The library's client (src/serve_client.c) writes and reads the same
- * layout; tests/test_serve_client.c checks the two against each other.
+ * layout; tests/test_serve.c checks the two against each other.
  */
 #ifndef PAGECLEAR_CLI_SERVE_PROTO_H
 #define PAGECLEAR_CLI_SERVE_PROTO_H

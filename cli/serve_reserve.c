@@ -26,8 +26,10 @@
 #include "serve_reserve.h"
 
 /* The worker's steps: a request claiming a block being filled waits for
- * the current one. 64 MiB of 2 MiB pages is ~5 ms of zeroing at the
- * ~12 GiB/s measured here; a 1 GiB page cannot be split. */
+ * the current one. 64 MiB of 2 MiB pages is ~21 ms at the 343 ms per GiB
+ * a fresh hugetlb mapping took here (README, serve's table): no longer
+ * than that does a request for a block being filled wait; a 1 GiB page
+ * cannot be split. */
 #define STEP_2M ((uint64_t)64 << 20)
 /* A reserve short of pages tries again this often: pages come back when
  * clients close theirs or the administrator raises nr_hugepages, and a
