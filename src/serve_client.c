@@ -35,9 +35,11 @@
 
 #ifndef F_GET_SEALS
 #define F_GET_SEALS 1034
+#define F_SEAL_SEAL 0x0001
 #define F_SEAL_SHRINK 0x0002
 #define F_SEAL_GROW 0x0004
 #endif
+#define SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW) /* what the contract promises */
 #define HUGETLBFS_MAGIC_ 0x958458f6 /* statfs f_type of hugetlb files */
 
 #define MSG_SIZE 32
@@ -144,7 +146,7 @@ static int check_fd(int fd, uint64_t size, uint64_t page)
         return -EPROTO;
     if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != size ||
         (unsigned long)sf.f_type != HUGETLBFS_MAGIC_ || (uint64_t)sf.f_bsize != page ||
-        (seals & (F_SEAL_GROW | F_SEAL_SHRINK)) != (F_SEAL_GROW | F_SEAL_SHRINK))
+        (seals & SEALS) != SEALS)
         return -EPROTO;
     return 0;
 }
