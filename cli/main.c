@@ -47,9 +47,9 @@ static const struct cli_command commands[] = {
      .help = "this machine: CPU, caches, selection, huge pages, ..."},
     {.name = "list", .run = cli_list, .help = "the clearing primitives and which run here"},
     {.name = "serve", .run = cli_serve,
-     .help = "keep zeroed huge pages ready and hand them out over a\n"
-             "Unix socket (a daemon, in the foreground)",
-     .options = "--config FILE, --socket PATH, --check-config, --bench"},
+     .help = "a daemon: zeroed huge pages kept ready, handed out\n"
+             "over a Unix socket",
+     .options = "--config, --check-config, --bench"},
     {.name = "get", .operands = "SIZE -- CMD", .run = cli_get,
      .help = "run CMD with zeroed huge pages from serve, their\n"
              "descriptor's number in PAGECLEAR_FD",
