@@ -42,6 +42,8 @@ int cli_tune(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_list(int argc, char **argv);
+int cli_serve(int argc, char **argv);
+int cli_get(int argc, char **argv);
 int cli_exec(int argc, char **argv);
 void cli_bench_usage(FILE *f);
 void cli_mem_usage(FILE *f);
@@ -54,5 +56,7 @@ void cli_compare_usage(FILE *f);
 void cli_exec_usage(FILE *f);
 void cli_info_usage(FILE *f);
 void cli_list_usage(FILE *f);
+void cli_serve_usage(FILE *f);
+void cli_get_usage(FILE *f);
 
 #endif

@@ -66,6 +66,14 @@ static const struct cli_command commands[] = {
      .help = "this machine: CPU, caches, selection, huge pages, ..."},
     {.name = "list", .run = cli_list, .usage = cli_list_usage,
      .help = "the clearing primitives and which run here"},
+    {.name = "serve", .run = cli_serve, .usage = cli_serve_usage,
+     .help = "a daemon: zeroed huge pages kept ready, handed out\n"
+             "over a Unix socket",
+     .options = "--config, --check-config, --bench"},
+    {.name = "get", .operands = "SIZE -- CMD", .run = cli_get, .usage = cli_get_usage,
+     .help = "run CMD with zeroed huge pages from serve, their\n"
+             "descriptor's number in PAGECLEAR_FD",
+     .options = "--page 2MB|1GB"},
     {.name = "version", .run = version, .usage = version_usage,
      .help = "print the library version",
      .aliases = {"--version"}},

@@ -551,6 +551,50 @@ PC_API int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t,
  * and sets *out, -EINVAL for a malformed string, -ERANGE if it overflows. */
 PC_API int pc_parse_size(const char *s, size_t *out);
 
+/* ------------------------------------------------------------------------ */
+/* Zeroed huge pages from the `pageclear serve` daemon                       */
+
+/* pc_serve_get flag (since 1.1): only memory the daemon holds ready in its
+ * reserve; never a fill at request time (the request fails with -ENOMEM
+ * instead). */
+#define PC_SERVE_RESERVE_ONLY 0x1
+
+/* Ask the `pageclear serve` daemon for size bytes of zeroed hugetlb memory
+ * in pages of page_size bytes (2 MiB or 1 GiB; 0 means 2 MiB). The daemon
+ * keeps a reserve filled ahead (the kernel zeroes pages as they are
+ * allocated into its memfds), so memory from the reserve needs only page
+ * tables to be usable; a request the reserve cannot serve is filled at
+ * request time, which takes as long as a fresh mapping would (unless
+ * flags has PC_SERVE_RESERVE_ONLY or the daemon is configured so).
+ *
+ * The socket is $PAGECLEAR_SOCKET (ignored by set-user-ID and
+ * set-group-ID programs), else /run/pageclear/serve.sock; the variable is
+ * read at every call. The call blocks until the daemon answers.
+ *
+ * On success returns 0 and sets *fd to a memfd, close-on-exec, that is
+ * the caller's alone: size rounded up to page_size bytes long, every byte
+ * zero, its pages allocated already, sealed against growing, shrinking and
+ * further seals (F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL). Map it with
+ * mmap(MAP_SHARED) (MAP_POPULATE then costs only page tables) or pass it
+ * on, e.g. as /proc/self/fd/N; its pages go back to the kernel when the
+ * last reference to it is closed. The daemon keeps none, and never hands
+ * the same memory to anyone else.
+ *
+ * On error *fd is untouched and the result is: -EINVAL (size 0, page_size
+ * not 0, 2 MiB or 1 GiB, an unknown flag, fd NULL), -EOVERFLOW (size
+ * rounded up overflows), -ENOENT (no socket at the path), -ECONNREFUSED
+ * (no daemon serving on it), -EACCES (not allowed to connect: the socket
+ * is for its group), -ENAMETOOLONG (the path), -EDQUOT (over the calling
+ * user's quota at the daemon), -ENOMEM (neither the reserve nor the
+ * kernel's free huge pages hold that much), -EAGAIN (the daemon has too
+ * many connections now), -EOPNOTSUPP (the kernel has no pages of that
+ * size), -ECONNRESET (the daemon closed the connection without an answer,
+ * e.g. it is stopping), -EPROTO (an answer that is not the protocol, or a
+ * descriptor that is not what it promises), or another negative errno of
+ * the socket calls (e.g. -EMFILE). Thread-safe; no library state.
+ * Since 1.1 (symbol version PAGECLEAR_1.1). */
+PC_API int pc_serve_get(size_t size, size_t page_size, int flags, int *fd);
+
 #ifdef __cplusplus
 }
 #endif

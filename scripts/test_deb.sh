@@ -94,21 +94,23 @@ contains libpageclear-dev usr/include/pageclear.h "usr/lib/$ma/libpageclear.so" 
   "usr/lib/$ma/cmake/pageclear/pageclearConfigVersion.cmake" \
   "usr/lib/$ma/cmake/pageclear/pageclearTargets.cmake" \
   usr/share/man/man3/pc_clear.3.gz usr/share/man/man3/pc_clear_cold.3.gz \
-  usr/share/man/man3/pc_pool_create.3.gz usr/share/man/man7/libpageclear.7.gz
+  usr/share/man/man3/pc_pool_create.3.gz usr/share/man/man3/pc_serve_get.3.gz \
+  usr/share/man/man7/libpageclear.7.gz
 contains pageclear usr/bin/pageclear usr/share/man/man1/pageclear.1.gz \
   usr/share/pageclear/plot.py lib/systemd/system/pageclear-tune.service \
+  lib/systemd/system/pageclear-serve.service usr/share/doc/pageclear/examples/serve.conf \
   $(cd data/profiles && printf 'usr/share/pageclear/profiles/%s ' *.profile)
-# The unit is installed, not enabled: no maintainer script starts it, and
-# the postinst enables it only where an administrator had (debhelper's
+# The units are installed, not enabled: no maintainer script starts them,
+# and the postinst enables them only where an administrator had (debhelper's
 # --no-enable guards it with debian-installed).
 ctl="$tmp/pageclear-control"
 dpkg-deb -e "$tmp/pageclear_${version}_$arch.deb" "$ctl"
 if grep -qE "deb-systemd-invoke (start|restart|try-restart)" "$ctl"/*; then
-  fail "a maintainer script of pageclear starts pageclear-tune.service:"$'\n'"$(grep -H deb-systemd-invoke "$ctl"/*)"
+  fail "a maintainer script of pageclear starts a unit:"$'\n'"$(grep -H deb-systemd-invoke "$ctl"/*)"
 fi
 if grep -q "deb-systemd-helper enable" "$ctl/postinst" &&
    ! grep -q "deb-systemd-helper debian-installed" "$ctl/postinst"; then
-  fail "pageclear's postinst enables pageclear-tune.service"
+  fail "pageclear's postinst enables a unit"
 fi
 # No file in two packages, nothing of the library in the command's package.
 dup="$(for d in "$tmp"/*.deb; do dpkg-deb -c "$d" | awk '$1 !~ /^d/ {print $6}'; done | sort | uniq -d)"

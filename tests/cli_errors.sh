@@ -76,6 +76,21 @@ if [ "$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages 2>/dev/n
     expect 1 "nr_hugepages" mem clear -s 2G -p 1GB -n 1
     expect 1 "nr_hugepages" mmap -s 2G -p 1GB -l 1
 fi
+# serve's configuration and get's arguments; get with no daemon behind
+# the socket (tests/serve.sh runs the daemon itself).
+cfg=$(mktemp)
+printf 'quota = 1G\n\nreserve.2M = 3M\n' > "$cfg"
+expect 2 "line 3: reserve.2M: 3M is not a whole number of 2MiB pages" serve --check-config --config "$cfg"
+printf 'group = no-such-group-pc\n' > "$cfg"
+expect 2 "line 1: no group 'no-such-group-pc'" serve --check-config --config "$cfg"
+rm -f "$cfg"
+expect 2 "cannot read /nonexistent/serve.conf" serve --check-config --config /nonexistent/serve.conf
+expect 2 "unknown option" serve --bogus
+expect 2 "SIZE is required" get
+expect 2 "a command to run is required" get 4M
+expect 2 "want 2MB or 1GB" get 4M --page 4KB -- true
+expect 2 "invalid size" get 4Q -- true
+PAGECLEAR_SOCKET=/nonexistent/serve.sock expect 1 "no pageclear serve on /nonexistent/serve.sock" get 4M -- true
 # Demand-faulting hugetlb memory with no pages behind it raises SIGBUS:
 # caught, reported, exit 1.
 d2=/sys/kernel/mm/hugepages/hugepages-2048kB

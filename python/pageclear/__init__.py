@@ -51,6 +51,7 @@ __all__ = [
     "primitives",
     "selected",
     "selected_cold",
+    "serve_get",
     "zeros",
 ]
 
@@ -241,6 +242,34 @@ def host() -> Dict[str, Any]:
     True
     """
     return _pageclear.host()
+
+
+def serve_get(size: int, page_size: int = 0, *, reserve_only: bool = False) -> int:
+    """Zeroed huge pages from the ``pageclear serve`` daemon (``pc_serve_get``).
+
+    Returns a memfd the caller owns (close it, or wrap it with
+    ``os.fdopen``/``mmap``): ``size`` rounded up to the page long, every
+    byte zero, its pages allocated already, sealed against growing and
+    shrinking, close-on-exec. Map it with
+    ``mmap.mmap(fd, length, mmap.MAP_SHARED)``; it is nobody else's, and its
+    pages go back to the kernel when the last reference is closed. The
+    daemon's socket is ``$PAGECLEAR_SOCKET``, else
+    ``/run/pageclear/serve.sock``. The GIL is released while waiting.
+
+    Args:
+        size: bytes wanted (> 0).
+        page_size: 2 MiB or 1 GiB hugetlb pages; 0 means 2 MiB.
+        reserve_only: only memory the daemon holds ready; never a fill at
+            request time (``ENOMEM`` instead).
+
+    Raises:
+        ValueError: ``size`` 0, another ``page_size``.
+        OSError: with ``errno`` ``ENOENT`` or ``ECONNREFUSED`` (no daemon),
+            ``EACCES`` (not in the socket's group), ``EDQUOT`` (over this
+            user's quota), ``ENOMEM`` (no memory), ``EAGAIN`` (busy),
+            ``EOPNOTSUPP`` (no pages of that size), ``EPROTO``.
+    """
+    return _pageclear.serve_get(size, page_size, reserve_only=reserve_only)
 
 
 def _numpy() -> Any:

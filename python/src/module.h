@@ -30,6 +30,7 @@ int pci_py_size(PyObject *obj, const char *what, size_t *out);
 
 /* Method tables of the module's parts, each ending with a {NULL} entry. */
 extern PyMethodDef pci_py_info_methods[];
+extern PyMethodDef pci_py_serve_methods[]; /* serve.c */
 extern PyMethodDef pci_py_clear_methods[];
 
 /* Add the pool types (_Pool, _Block) to the module. Returns 0 or -1. */

@@ -56,6 +56,9 @@ pub const PC_PAGE_SIZE: usize = 4096;
 /// `pc_populate` flag: touch each page instead of `MADV_POPULATE_WRITE`.
 pub const PC_POPULATE_TOUCH: c_int = 0x1;
 
+/// `pc_serve_get` flag (since 1.1): only memory the daemon holds ready.
+pub const PC_SERVE_RESERVE_ONLY: c_int = 0x1;
+
 /// `enum pc_preempt`: preemption models, after the kernel's.
 pub type pc_preempt = c_uint;
 /// Units with a resched point before each.
@@ -417,4 +420,8 @@ unsafe extern "C" {
 
     /// Parse a size with an optional K/M/G/T suffix (powers of 1024).
     pub fn pc_parse_size(s: *const c_char, out: *mut usize) -> c_int;
+
+    /// Zeroed huge pages from the `pageclear serve` daemon: a sealed
+    /// hugetlb memfd in `*fd` (since 1.1); see pageclear.h.
+    pub fn pc_serve_get(size: usize, page_size: usize, flags: c_int, fd: *mut c_int) -> c_int;
 }

@@ -58,6 +58,7 @@ mod clear;
 mod error;
 mod host;
 mod pool;
+mod serve;
 
 pub use batch::{Batch, Preempt, clear_batched, clear_hint_batched};
 pub use clear::{
@@ -69,6 +70,7 @@ pub use host::{
     selected, selected_cold, selected_temporal, version,
 };
 pub use pool::{Backing, Policy, Pool, PoolBox, PoolOptions, PoolStats, Tracking};
+pub use serve::serve_get;
 
 // The user guide's examples run as doc tests (in the repository only: the
 // packaged crate does not carry docs/).

@@ -108,6 +108,7 @@ macro_rules! constants {
 constants! {
     PC_VERSION_MAJOR: c_uint, PC_VERSION_MINOR: c_uint, PC_VERSION_PATCH: c_uint,
     PC_PAGE_SIZE: usize, PC_POPULATE_TOUCH: c_int, PC_NTHRESHOLDS: c_int, PC_NEVER: usize,
+    PC_SERVE_RESERVE_ONLY: c_int,
 }
 
 /// A function or function-pointer typedef: name, parameter types, return
@@ -178,4 +179,5 @@ functions! {
     fn pc_profile_parse(*const c_char, usize, *mut pc_tuning, usize, *mut c_char, usize)
         -> c_int;
     fn pc_parse_size(*const c_char, *mut usize) -> c_int;
+    fn pc_serve_get(usize, usize, c_int, *mut c_int) -> c_int;
 }

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * serve_log.h - the daemon's log (serve_log.c): one line per event on
+ * stderr, which systemd sends to the journal.
+ */
+#ifndef PAGECLEAR_CLI_SERVE_LOG_H
+#define PAGECLEAR_CLI_SERVE_LOG_H
+
+/* Levels, as syslog numbers them: the journal reads them from a "<N>"
+ * prefix. */
+enum serve_level { SERVE_ERR = 3, SERVE_WARNING = 4, SERVE_INFO = 6, SERVE_DEBUG = 7 };
+
+/* Log one line at level: "pageclear serve: MSG" on a terminal or file,
+ * "<N>MSG" under systemd (JOURNAL_STREAM set). Lines are written with one
+ * write(2), so threads never interleave within a line. Lines above
+ * serve_log_level (SERVE_INFO unless changed) are not written. */
+void serve_log(enum serve_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+extern enum serve_level serve_log_level;
+
+#endif

@@ -1,0 +1,190 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# `pageclear serve` for real, one scenario per run (ctest runs each by
+# name, serve_SCENARIO): the daemon on a socket of its own, with 2 MiB
+# hugetlb pages this script reserves (nr_hugepages, as root, under
+# /tmp/pageclear-hugetlb.lock) and gives back. Every scenario ends with the
+# daemon stopped by SIGTERM (or SIGKILL) and the kernel's counts of free
+# and reserved huge pages back where they were before it started.
+# Exit 77 (skipped, with the reason) where the pages cannot be had.
+# Usage: serve.sh PAGECLEAR_BINARY SCENARIO
+set -u
+bin="$1"
+scenario="$2"
+here="$(cd "$(dirname "$0")" && pwd)"
+client="python3 $here/serve_client.py"
+hp=/sys/kernel/mm/hugepages/hugepages-2048kB
+pages=24 # what the largest scenario needs: 16 MiB of reserve and a client's 8 MiB
+
+[ -w "$hp/nr_hugepages" ] || { echo "skip: cannot reserve hugetlb pages here (not root?)"; exit 77; }
+# The lock, unless a process this one runs under holds it already
+# (`flock /tmp/pageclear-hugetlb.lock ctest ...`): taking it again here
+# would wait for ever.
+lockf=/tmp/pageclear-hugetlb.lock
+held_above() {
+    local ino p holders
+    ino=$(stat -c %i "$lockf" 2>/dev/null) || return 1
+    holders=$(awk -v ino="$ino" '$2 == "FLOCK" { n = split($6, a, ":"); if (a[n] == ino) print $5 }' /proc/locks)
+    [ -n "$holders" ] || return 1
+    p=$$
+    while [ "$p" -gt 1 ]; do
+        grep -qx "$p" <<<"$holders" && return 0
+        p=$(awk '/^PPid:/ {print $2}' "/proc/$p/status" 2>/dev/null) || return 1
+    done
+    return 1
+}
+if ! held_above; then
+    exec 9>"$lockf"
+    flock 9
+fi
+tmp="$(mktemp -d /tmp/pc-serve-test.XXXXXX)"
+old=$(cat "$hp/nr_hugepages")
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    echo "$old" > "$hp/nr_hugepages"
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+echo $((old + pages)) > "$hp/nr_hugepages"
+[ "$(cat "$hp/nr_hugepages")" -ge $((old + pages)) ] ||
+    { echo "skip: the kernel gave fewer than $pages more huge pages"; exit 77; }
+export PAGECLEAR_SOCKET="$tmp/sock"
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+meminfo() { awk -v k="HugePages_$1:" '$1 == k {print $2}' /proc/meminfo; }
+free0=$(meminfo Free)
+rsvd0=$(meminfo Rsvd)
+
+# start CONFIG_TEXT: the daemon in the background, its log in $tmp/log.
+start() {
+    printf '%b' "$1" > "$tmp/conf"
+    "$bin" serve --config "$tmp/conf" 2>>"$tmp/log" &
+    pid=$!
+    for _ in $(seq 100); do [ -S "$tmp/sock" ] && return 0; sleep 0.1; done
+    no "the daemon did not create its socket"; cat "$tmp/log"; exit 1
+}
+# wait_log TEXT [N]: until the log has N (1) lines with TEXT, 30 s at most.
+wait_log() {
+    for _ in $(seq 300); do
+        [ "$(grep -c -- "$1" "$tmp/log")" -ge "${2:-1}" ] && return 0
+        sleep 0.1
+    done
+    no "no '$1' in the log (${2:-1} times)"
+}
+stop() {
+    kill -TERM "$pid"; wait "$pid"; local rc=$?; pid=
+    [ $rc -eq 0 ] || no "the daemon exited $rc on SIGTERM"
+    grep -q "stopped; every reserved page given back" "$tmp/log" || no "no stop line in the log"
+}
+# The counts of free and reserved pages are back (the kernel frees a dead
+# process's pages as it reaps it: a moment after wait returns, at most).
+given_back() {
+    for _ in $(seq 50); do
+        [ "$(meminfo Free)" -eq "$free0" ] && [ "$(meminfo Rsvd)" -eq "$rsvd0" ] && return 0
+        sleep 0.1
+    done
+    no "huge pages not given back: Free $(meminfo Free) (was $free0), Rsvd $(meminfo Rsvd) (was $rsvd0)"
+}
+get() { "$bin" get "$@"; }
+
+case "$scenario" in
+two_clients) # at once, both from the reserve, two different memfds
+    start 'reserve.2M = 8M 8M\n'
+    wait_log "reserve of 2MiB pages full"
+    get 8M -- sh -c "exec $client check \$PAGECLEAR_FD 1" >"$tmp/out1" 2>&1 & c1=$!
+    get 8M -- sh -c "exec $client check \$PAGECLEAR_FD 1" >"$tmp/out2" 2>&1 & c2=$!
+    wait $c1 $c2
+    for i in 1 2; do grep -q "^inode .* size 8388608$" "$tmp/out$i" || no "client $i: $(cat "$tmp/out$i")"; done
+    [ "$(cut -d' ' -f2 "$tmp/out1")" != "$(cut -d' ' -f2 "$tmp/out2")" ] || no "both clients got the same memfd"
+    [ "$(grep -c "8MiB of 2MiB pages from the reserve" "$tmp/log")" -ge 2 ] || no "not both from the reserve"
+    stop ;;
+client_dies) # silent, vanishing before the reply, timing out: the daemon serves on
+    start 'reserve.2M = 4M 4M\nrequest_timeout = 1\n'
+    wait_log "reserve of 2MiB pages full"
+    $client silent || no "silent client"
+    $client vanish $((4 << 20)) || no "vanishing client"
+    python3 -c 'import socket,os,time; s=socket.socket(socket.AF_UNIX,socket.SOCK_SEQPACKET); s.connect(os.environ["PAGECLEAR_SOCKET"]); time.sleep(2); s.settimeout(1); print("eof" if s.recv(64)==b"" else "data")' > "$tmp/slow" 2>&1
+    grep -qx eof "$tmp/slow" || no "a client silent past request_timeout: $(cat "$tmp/slow")"
+    wait_log "reserve of 2MiB pages full" 2 # refilled after the vanished client's block
+    get 4M -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "no memory after the clients that died"
+    stop ;;
+quota) # a uid holds its quota while its process lives, and gets it back when it exits
+    start 'reserve.2M = 4M 4M\nquota = 6M\n'
+    wait_log "reserve of 2MiB pages full"
+    get 4M -- sleep 3 & holder=$!
+    sleep 1
+    err=$(get 4M -- true 2>&1); rc=$?
+    [ $rc -eq 1 ] && echo "$err" | grep -q "over this user's quota" || no "over the quota: exit $rc: $err"
+    get 2M -- true || no "2M within the quota"
+    wait $holder
+    sleep 0.3
+    get 4M -- true || no "the quota was not released when the holder exited"
+    grep -q "over the quota (holds 4MiB of 6MiB" "$tmp/log" || no "no quota log line"
+    stop ;;
+malformed) # each refused with its status, nothing handed out, the daemon serves on
+    grp=root
+    getent group daemon >/dev/null && grp=daemon # a group the daemon is not in
+    start "reserve.2M = 4M\ngroup = $grp\n"
+    wait_log "reserve of 2MiB pages full"
+    [ "$(stat -c %a:%G "$tmp/sock")" = "660:$grp" ] || no "socket $(stat -c %a:%G "$tmp/sock"), want 660:$grp"
+    $client malformed || no "malformed requests"
+    err=$(get 1T -- true 2>&1) && no "1 TiB was handed out"
+    echo "$err" | grep -q "neither its reserve nor the kernel" || no "1 TiB: $err"
+    get 4M -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "no memory after the malformed requests"
+    grep -q "refused a request of 6 bytes: malformed request" "$tmp/log" || no "no log line for a short request"
+    stop ;;
+sigkill) # killed with its reserve full: every page comes back; a new daemon takes the socket
+    start 'reserve.2M = 8M 8M\n'
+    wait_log "reserve of 2MiB pages full"
+    [ "$(meminfo Free)" -eq $((free0 - 8)) ] || no "the reserve does not hold 8 pages (Free $(meminfo Free), was $free0)"
+    kill -KILL "$pid"; wait "$pid" 2>/dev/null; pid=
+    given_back
+    [ -S "$tmp/sock" ] || no "the socket file went with SIGKILL?"
+    start 'reserve.2M = 8M 8M\n'
+    wait_log "reserve of 2MiB pages full" 2
+    get 8M -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "no memory from the restarted daemon"
+    stop ;;
+larger_than_reserve) # filled at request time; refused with --reserve-only and on_miss = error
+    start 'reserve.2M = 4M\n'
+    wait_log "reserve of 2MiB pages full"
+    get 8M -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "8M beyond a 4M reserve"
+    grep -q "8MiB of 2MiB pages filled at request time" "$tmp/log" || no "no request-time fill in the log"
+    err=$(get 8M --reserve-only -- true 2>&1) && no "--reserve-only was filled"
+    echo "$err" | grep -q "has no 8MiB" || no "--reserve-only: $err"
+    stop
+    start 'reserve.2M = 4M\non_miss = error\n'
+    wait_log "reserve of 2MiB pages full" 2
+    get 8M -- true 2>/dev/null && no "on_miss = error filled 8M"
+    stop ;;
+one_gib) # 1 GiB pages, where one can be had: from the reserve, zeroed, and given back
+    g=/sys/kernel/mm/hugepages/hugepages-1048576kB
+    [ -w "$g/nr_hugepages" ] || { echo "skip: no 1 GiB huge pages on this kernel"; exit 77; }
+    gold=$(cat "$g/nr_hugepages")
+    trap 'echo "$gold" > "$g/nr_hugepages"; cleanup' EXIT
+    echo $((gold + 1)) > "$g/nr_hugepages"
+    [ "$(cat "$g/nr_hugepages")" -gt "$gold" ] ||
+        { echo "skip: the kernel has no free 1 GiB of contiguous memory for a page"; exit 77; }
+    gfree=$(cat "$g/free_hugepages")
+    start 'reserve.1G = 1G\n'
+    # One page filled at idle priority: slow when the machine is busy.
+    for _ in $(seq 1200); do grep -q "reserve of 1GiB pages full" "$tmp/log" && break; sleep 0.1; done
+    grep -q "reserve of 1GiB pages full" "$tmp/log" || no "the 1 GiB reserve did not fill in 120 s"
+    [ "$(cat "$g/free_hugepages")" -eq $((gfree - 1)) ] || no "the reserve does not hold the 1 GiB page"
+    get 600M --page 1GB --reserve-only -- sh -c "exec $client check \$PAGECLEAR_FD" > "$tmp/out" ||
+        no "600M of 1 GiB pages from the reserve"
+    grep -q "size 1073741824$" "$tmp/out" || no "not one whole 1 GiB page: $(cat "$tmp/out")"
+    stop
+    [ "$(cat "$g/free_hugepages")" -eq "$gfree" ] || no "the 1 GiB page was not given back" ;;
+short_reserve) # more reserve than huge pages: a clear log line, and the service serves on
+    start "reserve.2M = $((2 * (free0 + 8)))M\n"
+    wait_log "raise /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+    grep "filled: the kernel has no free pages left" "$tmp/log" || no "no clear log line"
+    get 4M --reserve-only -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "nothing served from a short reserve"
+    stop ;;
+*) echo "unknown scenario $scenario"; exit 2 ;;
+esac
+[ -z "$pid" ] || stop
+given_back
+[ $fail -eq 0 ] || { echo "--- daemon log"; cat "$tmp/log"; exit 1; }
+echo "ok: serve $scenario; huge pages given back (Free $free0, Rsvd $rsvd0)"
