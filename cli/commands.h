@@ -30,6 +30,7 @@ int cli_mem(int argc, char **argv);
 int cli_mmap(int argc, char **argv);
 int cli_pool(int argc, char **argv);
 int cli_parallel(int argc, char **argv);
+int cli_prealloc(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_tune(int argc, char **argv);
 int cli_info(int argc, char **argv);
