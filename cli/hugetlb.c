@@ -141,6 +141,17 @@ int cli_hugetlb_reserve(struct cli_hugetlb *h, enum cli_page p, size_t pages, ch
     }
     if ((size_t)freep >= pages)
         return 0;
+    /* The kernel takes what it can of an impossible request, memory the
+     * rest of the machine then lacks until it is given back: refuse one
+     * for more than half of what is available. */
+    size_t more = (pages - (size_t)freep) * cli_page_bytes(p), avail = cli_mem_available();
+    if (avail && more > avail / 2) {
+        snprintf(err, errlen,
+                 "%zu %s hugetlb pages would take more than half the memory available",
+                 pages, cli_page_name(p));
+        cli_hugetlb_release(h);
+        return -1;
+    }
     long want = nr + (long)pages - freep;
     active_page = p;
     active_old = nr;

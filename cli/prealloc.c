@@ -95,12 +95,13 @@ static void free_configs(struct pa *a)
 }
 
 /* Bytes measured for page size p: the size, in whole pages; two 1 GiB
- * pages where memory allows, so that two threads have one each. */
+ * pages where memory allows (and the size is at least one), so that two
+ * threads have one each. */
 static size_t size_for(const struct pa *a, enum cli_page p)
 {
     size_t pg = cli_page_bytes(p), n = (a->size + pg - 1) / pg * pg;
     size_t avail = cli_mem_available();
-    if (p == CLI_PAGE_1G && n < 2 * GIB && avail >= 8 * GIB)
+    if (p == CLI_PAGE_1G && a->size >= GIB && n < 2 * GIB && avail >= 8 * GIB)
         n = 2 * GIB;
     return n;
 }
@@ -275,6 +276,8 @@ int cli_prealloc_bench(size_t size, unsigned long runs, int reserve, enum cli_fo
         measured += one_page(&a, pi, rs) == 0;
     if (fmt == CLI_FMT_DEFAULT && measured > 0)
         print_projection(&a);
+    if (measured == 0)
+        cli_error("prealloc: no page size could be measured");
     free_configs(&a);
     return measured > 0 ? 0 : CLI_EXIT_RUNTIME;
 }

@@ -227,7 +227,10 @@ pub fn populate(buf: &mut [u8], threads: usize) -> Result<(), Error> {
 pub fn populate_many(bufs: &mut [&mut [u8]], threads: usize) -> Result<(), Error> {
     let ext: Vec<sys::pc_extent> = bufs
         .iter_mut()
-        .map(|b| sys::pc_extent { addr: b.as_mut_ptr().cast(), len: b.len() })
+        .map(|b| sys::pc_extent {
+            addr: b.as_mut_ptr().cast(),
+            len: b.len(),
+        })
         .collect();
     // SAFETY: every slice is valid and exclusively borrowed (so no two
     // overlap); the library changes no byte's value, as for populate. The

@@ -277,7 +277,10 @@ fn populate_many_faults_in_parts_of_a_mapping_and_nothing_between() {
     let resident = |off: usize, n: usize| {
         let mut v = vec![0u8; n / PAGE];
         // SAFETY: [p + off, p + off + n) lies in the mapping; one byte a page.
-        assert_eq!(unsafe { libc::mincore(p.cast::<u8>().add(off).cast(), n, v.as_mut_ptr()) }, 0);
+        assert_eq!(
+            unsafe { libc::mincore(p.cast::<u8>().add(off).cast(), n, v.as_mut_ptr()) },
+            0
+        );
         v.iter().filter(|&&b| b & 1 != 0).count()
     };
     // SAFETY: the mapping is readable and writable, owned by this test.
