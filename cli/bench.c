@@ -453,7 +453,7 @@ int cli_bench(int argc, char **argv)
         return CLI_EXIT_RUNTIME;
     /* Where no page size can be measured at all, the table says so; the
      * suite goes on. */
-    cli_prealloc_bench(s.size, s.runs, 1, s.fmt, 9, &saved);
+    cli_prealloc_bench(s.size, s.runs, 1, NULL, s.fmt, 9, &saved);
     if (!tables(&s))
         cli_records_print(stdout, s.fmt, &saved);
     if (s.plot_dir != NULL && plot(s.plot_dir) != 0)

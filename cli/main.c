@@ -38,7 +38,7 @@ static const struct cli_command commands[] = {
     {.name = "prealloc", .run = cli_prealloc,
      .help = "time to usable memory (s/TiB): touch, MAP_POPULATE,\n"
              "QEMU-style split, pc_populate; every page size\n",
-     .options = "-s SIZE, -n RUNS, --no-reserve, --json"},
+     .options = "-s SIZE, -n RUNS, -p PAGES, --json"},
     {.name = "check", .run = cli_check,
      .help = "is the selection in force the best here? pc_clear & co.\n"
              "against every primitive and memset, per size and\n"

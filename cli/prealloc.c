@@ -182,8 +182,14 @@ static int one_page(struct pa *a, int pi, struct cli_records *rs)
     struct cli_hugetlb h = {.lock_fd = -1, .old = -1};
     int huge = p == CLI_PAGE_2M || p == CLI_PAGE_1G;
     int rc = 0;
-    if (huge && a->reserve)
+    if (huge && a->reserve) {
         rc = cli_hugetlb_reserve(&h, p, size / cli_page_bytes(p), err, sizeof(err));
+        /* Too fragmented for the second page size_for added: one. */
+        if (rc != 0 && p == CLI_PAGE_1G && size > GIB && a->size <= GIB) {
+            size = GIB;
+            rc = cli_hugetlb_reserve(&h, p, 1, err, sizeof(err));
+        }
+    }
     if (rc == 0)
         rc = measure_page(a, p, size, err, sizeof(err));
     if (huge && a->reserve)
@@ -255,8 +261,8 @@ static void print_header(const struct pa *a, int table_no)
            "GB/s", "±", "stime", "utime");
 }
 
-int cli_prealloc_bench(size_t size, unsigned long runs, int reserve, enum cli_format fmt,
-                       int table_no, struct cli_records *rs)
+int cli_prealloc_bench(size_t size, unsigned long runs, int reserve, const int *pages,
+                       enum cli_format fmt, int table_no, struct cli_records *rs)
 {
     static struct pa a;
     memset(&a, 0, sizeof(a));
@@ -273,7 +279,8 @@ int cli_prealloc_bench(size_t size, unsigned long runs, int reserve, enum cli_fo
         print_header(&a, table_no);
     int measured = 0;
     for (int pi = 0; pi < NPAGES; pi++)
-        measured += one_page(&a, pi, rs) == 0;
+        if (pages == NULL || pages[pi])
+            measured += one_page(&a, pi, rs) == 0;
     if (fmt == CLI_FMT_DEFAULT && measured > 0)
         print_projection(&a);
     if (measured == 0)
@@ -282,13 +289,33 @@ int cli_prealloc_bench(size_t size, unsigned long runs, int reserve, enum cli_fo
     return measured > 0 ? 0 : CLI_EXIT_RUNTIME;
 }
 
+/* "4KB,thp": set pages[i] for each page size named. */
+static int parse_pages(const char *v, int *pages)
+{
+    char buf[128];
+    snprintf(buf, sizeof(buf), "%s", v);
+    for (char *save, *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+        enum cli_page p;
+        if (cli_parse_page(t, &p) != 0) {
+            cli_error("-p: invalid page size '%s' (4KB, thp, 2MB or 1GB)", t);
+            return -1;
+        }
+        for (int i = 0; i < NPAGES; i++)
+            pages[i] |= all_pages[i] == p;
+    }
+    return 0;
+}
+
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: pageclear prealloc [-s SIZE] [-n RUNS] [--no-reserve] [--json|--csv]\n"
+            "usage: pageclear prealloc [-s SIZE] [-n RUNS] [-p PAGES] [--no-reserve]\n"
+            "                          [--json|--csv]\n"
             "  -s, --size SIZE    bytes made resident per run (default 1GB; 1 GiB pages:\n"
             "                     two pages where memory allows)\n"
             "  -n, --runs RUNS    timed rounds, interleaved over the rows (default 5)\n"
+            "  -p, --page LIST    page sizes, comma-separated: 4KB,thp,2MB,1GB (default\n"
+            "                     all)\n"
             "  --no-reserve       use only the hugetlb pages already free (by default,\n"
             "                     as root, the pages needed are reserved under\n"
             "                     " CLI_HUGETLB_LOCK " and given back after)\n"
@@ -299,8 +326,10 @@ static int usage(void)
 
 int cli_prealloc(int argc, char **argv)
 {
-    static const struct cli_opt spec[] = {{'s', "--size"}, {'n', "--runs"}, {0, NULL}};
+    static const struct cli_opt spec[] = {{'s', "--size"}, {'n', "--runs"}, {'p', "--page"},
+                                          {0, NULL}};
     enum cli_format fmt = CLI_FMT_DEFAULT;
+    int pages[NPAGES] = {0}, some = 0;
     unsigned long runs = 5;
     size_t size = GIB;
     int reserve = 1;
@@ -321,9 +350,12 @@ int cli_prealloc(int argc, char **argv)
             return CLI_EXIT_USAGE;
         if (key == 's' && cli_size("-s", v, PC_PAGE_SIZE, &size) != 0)
             return CLI_EXIT_USAGE;
+        if (key == 'p' && parse_pages(v, pages) != 0)
+            return CLI_EXIT_USAGE;
+        some |= key == 'p';
     }
     static struct cli_records rs;
-    int rc = cli_prealloc_bench(size, runs, reserve, fmt, 9, &rs);
+    int rc = cli_prealloc_bench(size, runs, reserve, some ? pages : NULL, fmt, 9, &rs);
     if (rc == 0 && fmt != CLI_FMT_DEFAULT)
         cli_records_print(stdout, fmt, &rs);
     return rc;

@@ -37,8 +37,10 @@ int cli_pa_run(enum cli_pa_method m, enum cli_page p, size_t size, int threads,
 /* The table over size bytes (scaled per page size to what can be had),
  * runs interleaved rounds; printed as table table_no when fmt is
  * CLI_FMT_DEFAULT, records to rs (may be NULL). reserve: take hugetlb
- * pages as needed (and give them back). 0, or CLI_EXIT_RUNTIME. */
-int cli_prealloc_bench(size_t size, unsigned long runs, int reserve, enum cli_format fmt,
-                       int table_no, struct cli_records *rs);
+ * pages as needed (and give them back). pages: NULL for every page size,
+ * else pages[i] != 0 for 4KB, thp, 2MB, 1GB in that order. 0 if any page
+ * size was measured, else CLI_EXIT_RUNTIME after a message. */
+int cli_prealloc_bench(size_t size, unsigned long runs, int reserve, const int *pages,
+                       enum cli_format fmt, int table_no, struct cli_records *rs);
 
 #endif

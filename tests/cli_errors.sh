@@ -63,6 +63,7 @@ expect 1 "does not fit" parallel -s 1TB -n 1
 expect 2 "unknown option" prealloc --bogus
 expect 2 "at least 4096 bytes" prealloc -s 100
 expect 2 "not a whole number" prealloc -n 0
+expect 2 "invalid page size '3MB'" prealloc -p 4KB,3MB
 expect 1 "no page size could be measured" prealloc -s 1TB -n 1 --no-reserve
 expect 1 "more than half the memory" prealloc -s 1TB -n 1 --json
 expect 1 "does not fit" pool -c 1000000 -n 1
