@@ -107,6 +107,7 @@ struct tune {
     /* the options */
     const char *out; /* NULL: the user's profile path */
     int quick;
+    int if_needed;   /* measure only if out is missing or refused here */
     unsigned long runs;
     enum cli_format fmt;
     /* the run */
@@ -128,12 +129,16 @@ struct tune {
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: pageclear tune [-o FILE|-] [--quick] [-n RUNS] [--json|--csv]\n"
+            "usage: pageclear tune [-o FILE|-] [--if-needed] [--quick] [-n RUNS]\n"
+            "                      [--json|--csv]\n"
             "  measures this machine's crossovers (vector vs string stores, temporal vs\n"
             "  streaming stores, one thread and all cores) in the cache states warm,\n"
             "  cold and use, and writes a profile the library reads at start\n"
             "  -o FILE   where to write it; '-' prints it (default:\n"
             "            $XDG_CONFIG_HOME/pageclear/profile, ~/.config/pageclear/profile)\n"
+            "  --if-needed\n"
+            "            keep FILE if the library takes it on this machine; measure\n"
+            "            only if it is missing or refused (another CPU, malformed, ...)\n"
             "  --quick   fewer sizes and %d runs (~20 s)\n"
             "  -n RUNS   interleaved runs per measurement (default %d)\n",
             QUICK_RUNS, DEFAULT_RUNS);
@@ -190,6 +195,10 @@ static int parse(int argc, char **argv, struct tune *t)
             t->quick = 1;
             continue;
         }
+        if (strcmp(argv[i], "--if-needed") == 0) {
+            t->if_needed = 1;
+            continue;
+        }
         static const struct cli_opt spec[] = {{'o', "--output"}, {'n', "--runs"}, {0, NULL}};
         int key = cli_opt_value(spec, "tune", argc, argv, &i, &v);
         if (key < 0)
@@ -208,10 +217,30 @@ static int parse(int argc, char **argv, struct tune *t)
     }
     if (t->quick && !have_runs)
         t->runs = QUICK_RUNS;
-    if (t->fmt != CLI_FMT_DEFAULT && t->out != NULL && strcmp(t->out, "-") == 0) {
+    int to_stdout = t->out != NULL && strcmp(t->out, "-") == 0;
+    if (t->fmt != CLI_FMT_DEFAULT && to_stdout) {
         cli_error("tune: -o - prints the profile, --json/--csv the measurements: choose one");
         return -1;
     }
+    if (t->if_needed && to_stdout) {
+        cli_error("tune: --if-needed keeps or replaces a file: give -o FILE, not -o -");
+        return -1;
+    }
+    return 0;
+}
+
+/* Where the profile goes: -o's, else the user's profile path. 0, or -1
+ * after a message. */
+static int destination(struct tune *t)
+{
+    static char path[4096];
+    if (t->out != NULL)
+        return 0;
+    if (cli_profile_path(path, sizeof(path)) != 0) {
+        cli_error("tune: neither XDG_CONFIG_HOME nor HOME is set: give -o FILE");
+        return -1;
+    }
+    t->out = path;
     return 0;
 }
 
@@ -400,14 +429,8 @@ static int tune_one(struct tune *t, int i)
 static int run(struct tune *t)
 {
     uint64_t t0 = cli_now_ns();
-    static char path[4096];
-    if (t->out == NULL) {
-        if (cli_profile_path(path, sizeof(path)) != 0) {
-            cli_error("tune: neither XDG_CONFIG_HOME nor HOME is set: give -o FILE");
-            return CLI_EXIT_RUNTIME;
-        }
-        t->out = path;
-    }
+    if (destination(t) != 0)
+        return CLI_EXIT_RUNTIME;
     int to_stdout = strcmp(t->out, "-") == 0;
     if (!to_stdout && cli_check_writable(t->out) != 0)
         return CLI_EXIT_RUNTIME;
@@ -457,6 +480,14 @@ int cli_tune(int argc, char **argv)
         return 0;
     if (rc != 0)
         return CLI_EXIT_USAGE;
+    /* --if-needed decides before anything is set aside or measured; the
+     * run clean_selection starts again has been decided for. */
+    if (t.if_needed && getenv("PAGECLEAR_TUNE_CLEAN") == NULL) {
+        if (destination(&t) != 0)
+            return CLI_EXIT_RUNTIME;
+        if (cli_tune_if_needed(t.out, t.fmt == CLI_FMT_DEFAULT ? stdout : stderr))
+            return 0;
+    }
     clean_selection(cli_argv);
     return run(&t);
 }

@@ -2,9 +2,11 @@
 /*
  * tune_report.c - what `pageclear tune` prints and writes: the table
  * behind each threshold with the choice and its reason, the records for
- * --json/--csv, and the profile file, written whole or not at all.
+ * --json/--csv, and the profile file, written whole or not at all (or
+ * kept, with --if-needed, when the library takes the one there).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,5 +203,68 @@ int cli_tune_write(const char *dest, const struct pc_tuning *t, int quick, unsig
         return cli_write_file(dest, text);
     fputs(text, stdout);
     fflush(stdout);
+    return 0;
+}
+
+/* The largest profile read back: the library reads no more at start
+ * (pc_profile_parse(3)), so a larger file is refused there too. */
+#define PROFILE_READ_MAX (64 * 1024)
+
+/* Read path whole into buf (PROFILE_READ_MAX + 1 bytes): its length, or
+ * -errno with why filled. O_NONBLOCK and the regular-file test: a FIFO
+ * named by mistake must not hang a boot-time run. */
+static long read_profile(const char *path, char *buf, char *why, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(why, n, "%s", strerror(e));
+        return -e;
+    }
+    struct stat st;
+    long len = 0;
+    if (fstat(fd, &st) != 0) {
+        len = -errno;
+        snprintf(why, n, "%s", strerror((int)-len));
+    } else if (!S_ISREG(st.st_mode)) {
+        len = -EINVAL;
+        snprintf(why, n, "not a regular file");
+    }
+    while (len >= 0 && len <= PROFILE_READ_MAX) {
+        ssize_t r = read(fd, buf + len, (size_t)(PROFILE_READ_MAX + 1 - len));
+        if (r == 0)
+            break;
+        if (r < 0 && errno != EINTR) {
+            len = -errno;
+            snprintf(why, n, "%s", strerror((int)-len));
+        } else if (r > 0) {
+            len += r;
+        }
+    }
+    if (len > PROFILE_READ_MAX) {
+        len = -EFBIG;
+        snprintf(why, n, "larger than %d KiB", PROFILE_READ_MAX / 1024);
+    }
+    close(fd);
+    return len;
+}
+
+int cli_tune_if_needed(const char *path, FILE *say)
+{
+    static char buf[PROFILE_READ_MAX + 1];
+    char why[256];
+    struct pc_tuning t;
+    long len = read_profile(path, buf, why, sizeof(why));
+    int rc = len < 0 ? (int)len : pc_profile_parse(buf, (size_t)len, &t, why, sizeof(why));
+    if (rc == 0) {
+        fprintf(say, "kept %s: the library takes it on this machine (made on this CPU, for "
+                     "this major version); nothing measured\n", path);
+        return 1;
+    }
+    if (rc == -ENOENT)
+        fprintf(stderr, "pageclear: tune: %s does not exist; measuring\n", path);
+    else
+        fprintf(stderr, "pageclear: tune: %s is not taken here (%s); measuring to replace "
+                        "it\n", path, why);
     return 0;
 }

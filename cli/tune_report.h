@@ -34,6 +34,11 @@ int cli_profile_path(char *buf, size_t n);
 /* Can path be written (its directory made if need be)? 0, or -1 after a
  * message: checked before a long measurement, not after it. */
 int cli_check_writable(const char *path);
+/* --if-needed: does pc_profile_parse accept the profile at path on this
+ * machine? 1 if so, said on say: it is kept; 0 if it is missing or
+ * refused (another CPU, another major version, malformed, unreadable),
+ * said on stderr: tune measures and replaces it. */
+int cli_tune_if_needed(const char *path, FILE *say);
 /* Write text to path (parent directories made) through a temporary file
  * and a rename; 0, or -1 after a message. */
 int cli_write_file(const char *path, const char *text);

@@ -412,8 +412,9 @@ struct pc_host {
     unsigned family, model, stepping; /* x86-64: cpuid display family,
                                          model, stepping; else 0 */
     char profile[256];        /* the profile file in force, "" if none */
-    char profile_status[256]; /* one line: "in force", "none found", or
-                                 why the profile was refused */
+    char profile_status[256]; /* one line: "in force, " and where it
+                                 comes from, "none found (...)", or why
+                                 the profile was refused */
 };
 
 /* Fill *h with what the library detected and the thresholds in force.
@@ -509,7 +510,7 @@ PC_API int pc_profile_format(const struct pc_tuning *t, size_t tsize,
 /* Parse the profile text[0, len) (it need not be NUL-terminated). Lines
  * are `key = value` or comments (`#` to the end of the line); blank lines
  * are allowed. The identity keys must match this host and a library of the
- * same MAJOR.MINOR version; threshold keys not given keep the built-in
+ * same MAJOR version; threshold keys not given keep the built-in
  * defaults. On success fills *t and returns 0. On any error *t is left
  * untouched, a one-line reason goes to why (if not NULL and whylen > 0),
  * and the result is -EINVAL (malformed: unknown key, duplicate key, bad
@@ -520,9 +521,11 @@ PC_API int pc_profile_format(const struct pc_tuning *t, size_t tsize,
  * set (a missing file is then an error; set and empty: no profile, the
  * built-in thresholds), else
  * $XDG_CONFIG_HOME/pageclear/profile (~/.config/pageclear/profile), else
- * /etc/pageclear/profile. A profile that cannot be read or is refused is
- * ignored as a whole, with one warning line on stderr (PAGECLEAR_QUIET=1
- * silences it); pc_host_get says which profile is in force or why none is.
+ * /etc/pageclear/profile, else the profile shipped with pageclear for this
+ * CPU (see pc_profile_parse(3)). A profile that cannot be read or is
+ * refused is ignored as a whole, with one warning line on stderr
+ * (PAGECLEAR_QUIET=1 silences it); pc_host_get says which profile is in
+ * force and where it comes from, or why none is.
  * Precedence: a PAGECLEAR_* variable for a single threshold, then the
  * profile, then the built-in defaults. */
 PC_API int pc_profile_parse(const char *text, size_t len, struct pc_tuning *t,

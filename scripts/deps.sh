@@ -144,6 +144,13 @@ sec_rust() {
   need pkg-config apt:pkg-config has pkg-config
   need "cc (C compiler)" apt:gcc,libc6-dev links cc
 }
+# scripts/release.sh: the packages' tools, and gcc-release's to build and
+# test the source tarball from scratch.
+sec_release() {
+  cmake_make; gcc_c; native_suite
+  sec_deb; sec_python
+  need cargo "manual:install Rust with rustup, https://rustup.rs" has cargo
+}
 
 sections() { declare -F | sed -n 's/^declare -f sec_//p' | paste -sd' '; }
 check=""

@@ -22,10 +22,10 @@ fail() { echo "test_deb: $*" >&2; exit 1; }
 scripts/deps.sh --check deb ||
   fail "tools missing (above): scripts/deps.sh deb installs them"
 
-version="$(sed -n 's/^project(pageclear VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
+version="$(cat VERSION)"
 deb_version="$(dpkg-parsechangelog -l debian/changelog -S Version)"
 [ -n "$version" ] && [ "$deb_version" = "$version" ] ||
-  fail "debian/changelog says $deb_version, CMakeLists.txt says $version: add a changelog entry"
+  fail "debian/changelog says $deb_version, VERSION says $version: add a changelog entry"
 
 major="${version%%.*}"
 lib="libpageclear$major"
@@ -96,7 +96,20 @@ contains libpageclear-dev usr/include/pageclear.h "usr/lib/$ma/libpageclear.so" 
   usr/share/man/man3/pc_clear.3.gz usr/share/man/man3/pc_clear_cold.3.gz \
   usr/share/man/man3/pc_pool_create.3.gz usr/share/man/man7/libpageclear.7.gz
 contains pageclear usr/bin/pageclear usr/share/man/man1/pageclear.1.gz \
-  usr/share/pageclear/plot.py
+  usr/share/pageclear/plot.py lib/systemd/system/pageclear-tune.service \
+  $(cd data/profiles && printf 'usr/share/pageclear/profiles/%s ' *.profile)
+# The unit is installed, not enabled: no maintainer script starts it, and
+# the postinst enables it only where an administrator had (debhelper's
+# --no-enable guards it with debian-installed).
+ctl="$tmp/pageclear-control"
+dpkg-deb -e "$tmp/pageclear_${version}_$arch.deb" "$ctl"
+if grep -qE "deb-systemd-invoke (start|restart|try-restart)" "$ctl"/*; then
+  fail "a maintainer script of pageclear starts pageclear-tune.service:"$'\n'"$(grep -H deb-systemd-invoke "$ctl"/*)"
+fi
+if grep -q "deb-systemd-helper enable" "$ctl/postinst" &&
+   ! grep -q "deb-systemd-helper debian-installed" "$ctl/postinst"; then
+  fail "pageclear's postinst enables pageclear-tune.service"
+fi
 # No file in two packages, nothing of the library in the command's package.
 dup="$(for d in "$tmp"/*.deb; do dpkg-deb -c "$d" | awk '$1 !~ /^d/ {print $6}'; done | sort | uniq -d)"
 [ -z "$dup" ] || fail "files in more than one package: $dup"
@@ -108,4 +121,11 @@ for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$root"; done
 "$root/usr/bin/pageclear" version
 "$root/usr/bin/pageclear" list >/dev/null
 "$src/scripts/check_install.sh" "$root/usr"
+# The unit as systemd reads it, pointed at the unpacked command.
+if command -v systemd-analyze >/dev/null; then
+  sed "s|^ExecStart=/usr/bin/pageclear|ExecStart=$root/usr/bin/pageclear|" \
+    "$root/lib/systemd/system/pageclear-tune.service" > "$tmp/pageclear-tune.service"
+  (cd "$tmp" && systemd-analyze verify --man=no ./pageclear-tune.service) ||
+    fail "systemd-analyze verify: pageclear-tune.service"
+fi
 echo "test_deb: all passed"

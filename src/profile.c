@@ -8,7 +8,9 @@
  * around keys and values is ignored. Keys:
  *   format      1, this file's format version             (required)
  *   library     MAJOR.MINOR.PATCH of the library that wrote it; the same
- *               MAJOR.MINOR is required                  (required)
+ *               MAJOR is required: within a major version a threshold
+ *               keeps its meaning (a new key or meaning is a new format
+ *               or a new major)                          (required)
  *   vendor      cpuid vendor, e.g. AuthenticAMD; arm64    (required)
  *   cpu         FAMILY.MODEL.STEPPING, decimal; 0.0.0 off x86-64 (required)
  *   features    the features the selection uses, as pc_host.features
@@ -224,8 +226,10 @@ static void own_version(unsigned v[3])
     v[2] = PC_VERSION_PATCH;
 }
 
-/* First pass: a profile of another format or library version is refused
- * as that (-EPROTO) before any key it may have and this one lacks. Only
+/* First pass: a profile of another format or major version is refused
+ * as that (-EPROTO) before any key it may have and this one lacks. A
+ * profile of another minor or patch level of the same major is read: the
+ * thresholds keep their meaning within a major version. Only
  * the first well-formed format and library lines count here; the second
  * pass reports anything malformed. */
 static int check_versions(struct parse *p, const char *text, size_t len)
@@ -248,9 +252,9 @@ static int check_versions(struct parse *p, const char *text, size_t len)
         if (!seen_library && strcmp(key, "library") == 0 &&
             parse_triple(val, 1000000, lib) == 0) {
             seen_library = 1;
-            if (lib[0] != own[0] || lib[1] != own[1])
+            if (lib[0] != own[0])
                 return fail(p, -EPROTO, "line %zu: made for library %u.%u.%u; this is "
-                            "%s (MAJOR.MINOR must match)", lineno, lib[0], lib[1],
+                            "%s (the major version must match)", lineno, lib[0], lib[1],
                             lib[2], pc_version());
         }
     }

@@ -2,11 +2,22 @@
 /*
  * profile_load.c - finding and reading the profile once at start:
  * PAGECLEAR_PROFILE if set (then a missing file is an error; set and
- * empty, no profile at all), else the
- * user's ($XDG_CONFIG_HOME or ~/.config)/pageclear/profile, else
- * /etc/pageclear/profile. A profile that cannot be read or is refused is
- * ignored as a whole, with one warning line on stderr.
+ * empty, no profile at all), else the user's ($XDG_CONFIG_HOME or
+ * ~/.config)/pageclear/profile, else /etc/pageclear/profile, else the
+ * profile shipped for this CPU. A user's, system or named profile that
+ * cannot be read or is refused is ignored as a whole, with one warning
+ * line on stderr, and ends the search: the person who put it there meant
+ * it, and a shipped profile must not stand in for it silently.
+ *
+ * Shipped profiles (data/profiles/ in the source, installed to
+ * PCI_PROFILES_DIR) are the ones `pageclear tune` wrote on the CPUs the
+ * project measured; each carries the identity of its CPU, and the first
+ * *.profile in name order that pc_profile_parse accepts here is taken.
+ * One made on another CPU or for another major version is not for this
+ * host and is passed over in silence; one that is malformed or unreadable
+ * is a packaging fault: a warning, and the search goes on.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,10 +33,23 @@
 #include "profile.h"
 #include "tuning.h"
 
+/* Where the shipped profiles are installed (CMakeLists.txt passes
+ * ${datadir}/pageclear/profiles; a build without it, such as the Rust
+ * crate's bundled library, looks where the distribution packages put
+ * them). */
+#ifndef PCI_PROFILES_DIR
+#define PCI_PROFILES_DIR "/usr/share/pageclear/profiles"
+#endif
+/* Shipped profiles read at most: one per CPU measured, a handful today;
+ * the bound keeps what every process reads at start (each file at most
+ * PCI_PROFILE_FILE_MAX) finite whatever the directory holds. */
+#define PCI_SHIPPED_MAX 256
+
 static struct pci_profile profile;
 static pthread_once_t profile_once = PTHREAD_ONCE_INIT;
 
-/* A path as messages show it: control bytes would break the one line. */
+/* A path as messages show it: control bytes would break the one line.
+ * out may be path itself. */
 static void path_shown(const char *path, char *out, size_t size)
 {
     size_t n = 0;
@@ -127,21 +151,123 @@ static void refuse(const char *path, const char *origin, const char *why)
                 "thresholds\n", origin, shown_path, why);
 }
 
+/* Take the profile text[0, n) from path: 0, or pci_profile_parse's error
+ * (why says why). where says where it came from, in the status. */
+static int take(const char *path, const char *text, long n, const char *where, char *why,
+                size_t whylen)
+{
+    struct pci_tuning t;
+    int rc = pci_profile_parse(text, (size_t)n, &t, why, whylen);
+    if (rc != 0)
+        return rc;
+    profile.t = t;
+    path_shown(path, profile.path, sizeof(profile.path));
+    set_line(profile.status, sizeof(profile.status), "in force, %s", where);
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    /* strcmp, not strcoll: the order must not depend on the locale. */
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The shipped directory's listing, on the heap: 70 KiB is too much for
+ * the stack of whichever thread first calls the library. */
+struct shipped {
+    char name[PCI_SHIPPED_MAX][256]; /* NAME_MAX + 1 */
+    char *sorted[PCI_SHIPPED_MAX];
+    char path[4096];
+};
+
+/* The names of the *.profile entries of d into s->sorted, sorted, at most
+ * PCI_SHIPPED_MAX: the first ones in that order, so the bound does not
+ * make the choice depend on the directory's order. Returns the count. */
+static size_t list_shipped(DIR *d, struct shipped *s)
+{
+    size_t n = 0, over = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len < 9 || len >= sizeof(s->name[0]) ||
+            strcmp(e->d_name + len - 8, ".profile") != 0)
+            continue;
+        size_t slot = n;
+        if (n == PCI_SHIPPED_MAX) { /* full: this one replaces the last by name, if before it */
+            over++;
+            slot = 0;
+            for (size_t i = 1; i < n; i++)
+                if (strcmp(s->name[i], s->name[slot]) > 0)
+                    slot = i;
+            if (strcmp(e->d_name, s->name[slot]) > 0)
+                continue;
+        } else {
+            n++;
+        }
+        memcpy(s->name[slot], e->d_name, len + 1);
+    }
+    if (over > 0 && !pci_quiet())
+        fprintf(stderr, "pageclear: more than %d shipped profiles; reading the first %d "
+                "by name\n", PCI_SHIPPED_MAX, PCI_SHIPPED_MAX);
+    for (size_t i = 0; i < n; i++)
+        s->sorted[i] = s->name[i];
+    qsort(s->sorted, n, sizeof(s->sorted[0]), by_name);
+    return n;
+}
+
+/* Take the profile shipped for this CPU from dir, if there is one: 0 if
+ * taken. Out of memory, it looks no further: the built-in thresholds. */
+static int find_shipped(const char *dir, char *buf)
+{
+    struct shipped *s = malloc(sizeof(*s));
+    DIR *d = s != NULL ? opendir(dir) : NULL;
+    size_t n = d != NULL ? list_shipped(d, s) : 0;
+    int rc = -ENOENT;
+    for (size_t i = 0; i < n && rc != 0; i++) {
+        char why[200];
+        if ((size_t)snprintf(s->path, sizeof(s->path), "%s/%s", dir, s->sorted[i]) >=
+            sizeof(s->path))
+            continue; /* the directory's path alone is longer than any real one */
+        long len = read_profile(s->path, buf, why, sizeof(why));
+        rc = len < 0 ? (int)len
+                     : take(s->path, buf, len, "shipped for this CPU", why, sizeof(why));
+        /* Another CPU's or another major version's: for another host. Gone
+         * since the directory was read: not there. */
+        if (rc == 0 || rc == -ENODEV || rc == -EPROTO || rc == -ENOENT || pci_quiet())
+            continue;
+        path_shown(s->path, s->path, sizeof(s->path));
+        fprintf(stderr, "pageclear: ignoring shipped profile %s: %s\n", s->path, why);
+    }
+    if (d != NULL)
+        closedir(d);
+    free(s);
+    return rc;
+}
+
+/* The places looked in, in order, and what each is called in the
+ * status. */
+struct place {
+    const char *path;
+    const char *where;
+};
+
 static void load(void)
 {
-    static const char system_path[] = "/etc/pageclear/profile";
     char user[4096], why[200];
     const char *named = secure_getenv("PAGECLEAR_PROFILE");
-    const char *paths[2];
-    size_t npaths = 0;
+    /* secure_getenv: a set-user-ID program reads the installed ones. */
+    const char *shipped = secure_getenv("PAGECLEAR_PROFILES_DIR");
+    struct place places[2];
+    size_t nplaces = 0;
+    if (shipped == NULL)
+        shipped = PCI_PROFILES_DIR;
     if (named != NULL) {
-        paths[npaths++] = named;
+        places[nplaces++] = (struct place){named, "named by PAGECLEAR_PROFILE"};
     } else {
         if (user_path(user, sizeof(user)))
-            paths[npaths++] = user;
-        paths[npaths++] = system_path;
+            places[nplaces++] = (struct place){user, "the user's"};
+        places[nplaces++] = (struct place){"/etc/pageclear/profile", "the system's"};
     }
-    snprintf(profile.status, sizeof(profile.status), "none found");
     if (named != NULL && *named == '\0') {
         /* Set and empty: the built-in thresholds, whatever files exist
          * (what `pageclear tune` measures against). */
@@ -149,30 +275,31 @@ static void load(void)
                  "none: PAGECLEAR_PROFILE is set and empty");
         return;
     }
+    const char *origin = named ? "PAGECLEAR_PROFILE=" : "";
     char *buf = malloc(PCI_PROFILE_FILE_MAX + 1);
     if (buf == NULL) {
-        refuse(paths[0], named ? "PAGECLEAR_PROFILE=" : "", "out of memory");
+        refuse(places[0].path, origin, "out of memory");
         return;
     }
-    for (size_t i = 0; i < npaths; i++) {
-        const char *origin = named ? "PAGECLEAR_PROFILE=" : "";
-        long n = read_profile(paths[i], buf, why, sizeof(why));
+    for (size_t i = 0; i < nplaces; i++) {
+        long n = read_profile(places[i].path, buf, why, sizeof(why));
         /* A default place with no file is not an error: look further. */
         if (!named && (n == -ENOENT || n == -ENOTDIR))
             continue;
-        if (n < 0) {
-            refuse(paths[i], origin, why);
-            break;
-        }
-        struct pci_tuning t;
-        if (pci_profile_parse(buf, (size_t)n, &t, why, sizeof(why)) != 0) {
-            refuse(paths[i], origin, why);
-            break;
-        }
-        profile.t = t;
-        path_shown(paths[i], profile.path, sizeof(profile.path));
-        snprintf(profile.status, sizeof(profile.status), "in force");
-        break;
+        if (n < 0 || take(places[i].path, buf, n, places[i].where, why, sizeof(why)) != 0)
+            refuse(places[i].path, origin, why);
+        free(buf);
+        return;
+    }
+    if (*shipped == '\0') {
+        snprintf(profile.status, sizeof(profile.status),
+                 "none found (PAGECLEAR_PROFILES_DIR is set and empty: no shipped profile)");
+    } else if (find_shipped(shipped, buf) != 0) {
+        char shown_dir[sizeof(profile.status)];
+        path_shown(shipped, shown_dir, sizeof(shown_dir));
+        set_line(profile.status, sizeof(profile.status),
+                 "none found (no user's or system profile, none shipped for this CPU in %s)",
+                 shown_dir);
     }
     free(buf);
 }

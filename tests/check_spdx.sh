@@ -13,7 +13,7 @@ for f in LICENSE-MIT LICENSE-APACHE; do
 done
 if git rev-parse --git-dir >/dev/null 2>&1; then
     files=$(git ls-files '*.c' '*.h' '*.def' '*.rs' '*.py' '*.pyi' '*.sh' '*.cmake' \
-            'CMakeLists.txt' '*.toml' '*.[137]' '*.list')
+            '*CMakeLists.txt' '*.toml' '*.[137]' '*.list')
 else # a release tarball: no git
     files=$(find . -type f \( -name '*.[ch]' -o -name '*.def' -o -name '*.rs' -o -name '*.py' \
             -o -name '*.pyi' -o -name '*.sh' -o -name '*.cmake' -o -name CMakeLists.txt \

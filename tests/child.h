@@ -5,8 +5,9 @@
  * variables, the profile). The child's stdout and stderr come back as
  * text. Every PAGECLEAR_* variable is cleared in the child and HOME points
  * at a directory that does not exist, XDG_CONFIG_HOME unset, so neither the
- * caller's variables nor a user profile can leak in; each case then sets
- * what it tests.
+ * caller's variables nor a user profile can leak in, and the shipped
+ * profiles are looked for in a directory that does not exist, so no
+ * installed one can either; each case then sets what it tests.
  */
 #ifndef PC_TEST_CHILD_H
 #define PC_TEST_CHILD_H
@@ -22,6 +23,8 @@ struct result {
 
 /* A HOME with no profile under it: the lookup finds nothing there. */
 #define CHILD_NO_HOME "/nonexistent/pageclear-test-home"
+/* Shipped profiles: none there either. */
+#define CHILD_NO_SHIPPED "/nonexistent/pageclear-test-profiles"
 
 static inline void child_slurp(int fd, char *dst, size_t cap)
 {
@@ -69,6 +72,7 @@ static inline void child_run(const char *const *env, struct result *res)
         for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
             unsetenv(reset[i]);
         setenv("HOME", CHILD_NO_HOME, 1);
+        setenv("PAGECLEAR_PROFILES_DIR", CHILD_NO_SHIPPED, 1);
         for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
             if (strchr(env[i], '=') != NULL)
                 putenv((char *)env[i]);

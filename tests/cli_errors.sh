@@ -34,6 +34,7 @@ expect 2 "stores only zeros" mem memset -s 1M -f pc_clear_cold
 expect 2 "unknown option" tune --bogus
 expect 2 "needs a file name" tune -o ""
 expect 2 "choose one" tune --json -o -
+expect 2 "give -o FILE, not -o -" tune --if-needed -o -
 expect 2 "not a whole number" tune -n 1
 expect 1 "cannot create the directory" tune -o /proc/nonexistent/dir/profile
 expect 2 "unknown option" check --bogus

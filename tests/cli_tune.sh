@@ -3,7 +3,9 @@
 # `pageclear tune` and `pageclear check` end to end (--quick): tune writes
 # a profile the library then takes (in force, no warning), to -o FILE, to
 # the user's default place, or to stdout; with a profile in force it
-# measures without it; check judges each library function in its
+# measures without it; info names where the profile in force comes from;
+# --if-needed keeps a profile the library takes and measures where there
+# is none or it is refused; check judges each library function in its
 # contract's states and nowhere else; JSON against the schema.
 # Usage: cli_tune.sh PAGECLEAR SOURCE_DIR
 set -u
@@ -15,11 +17,14 @@ bad() { echo "FAIL: $*"; fail=1; }
 check="python3 $src/tests/check_json.py $src/docs/results.schema.json"
 # No profile of the machine's or the user's may leak in.
 unset PAGECLEAR_PROFILE PAGECLEAR_IMPL PAGECLEAR_VECTOR_MAX PAGECLEAR_NT_THRESHOLD \
-      PAGECLEAR_COLD_NT_THRESHOLD PAGECLEAR_PARALLEL_NT_THRESHOLD XDG_CONFIG_HOME
+      PAGECLEAR_COLD_NT_THRESHOLD PAGECLEAR_PARALLEL_NT_THRESHOLD XDG_CONFIG_HOME \
+      PAGECLEAR_TUNE_CLEAN
 export HOME="$tmp/home"
+# Nor an installed shipped profile: the cases that want one make it.
+export PAGECLEAR_PROFILES_DIR="$tmp/no-shipped"
 
 step "tune --quick --json -o FILE"
-"$bin" tune --quick --json -o "$tmp/prof" > "$tmp/tune.json" 2> "$tmp/tune.err" ||
+"$bin" tune --quick -n 2 --json -o "$tmp/prof" > "$tmp/tune.json" 2> "$tmp/tune.err" ||
     bad "tune exit $?"
 # A host with streaming stores has thresholds to measure; one without
 # (the portable build) has none, and says so with an empty array.
@@ -31,7 +36,8 @@ else
 fi
 grep -q "^format = 1$" "$tmp/prof" || bad "no profile written"
 PAGECLEAR_PROFILE="$tmp/prof" "$bin" info > "$tmp/info.txt" 2> "$tmp/info.err"
-grep -q "^profile: .*/prof (in force)" "$tmp/info.txt" || bad "tune's profile is not in force"
+grep -q "^profile: .*/prof (in force, named by PAGECLEAR_PROFILE)$" "$tmp/info.txt" ||
+    bad "tune's profile is not in force"
 [ -s "$tmp/info.err" ] && bad "tune's own profile warns: $(cat "$tmp/info.err")"
 # Every threshold tune chose is the one info reports.
 for key in vector_max nt_threshold cold_nt_threshold parallel_nt_threshold; do
@@ -39,18 +45,60 @@ for key in vector_max nt_threshold cold_nt_threshold parallel_nt_threshold; do
 done
 
 step "tune --quick to the default place, then with that profile in force"
-"$bin" tune --quick > "$tmp/tune.txt" 2>&1 || bad "tune (default place) exit $?"
+"$bin" tune --quick -n 2 > "$tmp/tune.txt" 2>&1 || bad "tune (default place) exit $?"
 grep -q "^chose vector_max = " "$tmp/tune.txt" || bad "tune did not say what it chose"
 grep -q "wrote $HOME/.config/pageclear/profile" "$tmp/tune.txt" || bad "tune did not name the file"
-"$bin" info | grep -q "^profile: .*home/.config/pageclear/profile (in force)" ||
+"$bin" info | grep -q "^profile: .*home/.config/pageclear/profile (in force, the user's)$" ||
     bad "the default profile is not in force"
-"$bin" tune --quick -o - > "$tmp/prof2" 2> "$tmp/tune2.err" || bad "tune -o - exit $?"
+"$bin" tune --quick -n 2 -o - > "$tmp/prof2" 2> "$tmp/tune2.err" || bad "tune -o - exit $?"
 grep -q "set aside" "$tmp/tune2.err" || bad "tune measured with a profile in force"
 grep -q "^format = 1$" "$tmp/prof2" || bad "tune -o - printed no profile"
-PAGECLEAR_PROFILE="$tmp/prof2" "$bin" info 2>&1 | grep -q "(in force)" || bad "-o - profile refused"
+PAGECLEAR_PROFILE="$tmp/prof2" "$bin" info 2>&1 | grep -q "(in force, named by PAGECLEAR_PROFILE)" ||
+    bad "-o - profile refused"
+
+step "tune --if-needed: a profile made here is kept"
+cp "$tmp/prof" "$tmp/kept"
+"$bin" tune --if-needed -o "$tmp/kept" > "$tmp/if.out" 2> "$tmp/if.err" || bad "--if-needed exit $?"
+grep -q "^kept $tmp/kept: the library takes it" "$tmp/if.out" || bad "--if-needed did not say it kept"
+grep -q "^## " "$tmp/if.out" && bad "--if-needed measured a profile the library takes"
+[ -s "$tmp/if.err" ] && bad "--if-needed (kept) said on stderr: $(cat "$tmp/if.err")"
+cmp -s "$tmp/prof" "$tmp/kept" || bad "--if-needed changed a profile it kept"
+
+step "info names a shipped profile in force"
+# A HOME without a profile: the shipped one comes after the user's.
+mkdir -p "$tmp/shipped" "$tmp/home2"
+cp "$tmp/prof" "$tmp/shipped/this-host.profile"
+HOME="$tmp/home2" PAGECLEAR_PROFILES_DIR="$tmp/shipped" "$bin" info > "$tmp/info.txt"
+grep -q "^profile: *$tmp/shipped/this-host.profile (in force, shipped for this CPU)$" \
+    "$tmp/info.txt" || bad "info does not name the shipped profile: $(grep ^profile "$tmp/info.txt")"
+
+step "tune --if-needed: another CPU's profile is measured again and replaced"
+# With the shipped profile in force: tune sets it aside and runs itself
+# again, and says once why it measures.
+sed 's/^cpu = .*/cpu = 9999.1.1/' "$tmp/prof" > "$tmp/other"
+HOME="$tmp/home2" PAGECLEAR_PROFILES_DIR="$tmp/shipped" \
+    "$bin" tune --if-needed --quick -n 2 -o "$tmp/other" > "$tmp/if.out" 2> "$tmp/if.err" ||
+    bad "--if-needed (another CPU) exit $?"
+[ "$(grep -c "is not taken here (line .*made on another CPU.*); measuring" "$tmp/if.err")" = 1 ] ||
+    bad "--if-needed did not say once why it measured: $(cat "$tmp/if.err")"
+grep -q "set aside" "$tmp/if.err" || bad "--if-needed measured with the shipped profile in force"
+grep -q "^chose vector_max = " "$tmp/if.out" || bad "--if-needed did not measure"
+grep -q "^cpu = 9999" "$tmp/other" && bad "--if-needed left another CPU's profile"
+PAGECLEAR_PROFILE="$tmp/other" "$bin" info 2>&1 | grep -q "(in force, named by PAGECLEAR_PROFILE)" ||
+    bad "the profile --if-needed wrote is not in force"
+"$bin" tune --if-needed -o "$tmp/other" | grep -q "^kept " || bad "--if-needed's own profile not kept"
+
+step "tune --if-needed: none there"
+# Where it cannot write, it says why it would measure, then fails before
+# measuring.
+"$bin" tune --if-needed -o /proc/nonexistent/dir/profile > "$tmp/if.out" 2> "$tmp/if.err"
+[ $? = 1 ] || bad "--if-needed (none, unwritable) exit status"
+grep -q "/proc/nonexistent/dir/profile does not exist; measuring" "$tmp/if.err" ||
+    bad "--if-needed (none) did not say why it measured: $(cat "$tmp/if.err")"
+grep -q "cannot create the directory" "$tmp/if.err" || bad "--if-needed (none) wrote somewhere"
 
 step "check --quick --json"
-"$bin" check --quick --json > "$tmp/check.json" || bad "check exit $?"
+"$bin" check --quick -n 2 --json > "$tmp/check.json" || bad "check exit $?"
 $check "$tmp/check.json" --expect check || bad "check JSON"
 python3 - "$tmp/check.json" <<'PY' || bad "check verdicts"
 import json, sys
@@ -70,7 +118,7 @@ assert "glibc" in {r["function"] for r in recs}
 PY
 
 step "check --quick tables"
-PAGECLEAR_PROFILE="$tmp/prof" "$bin" check --quick > "$tmp/check.txt" || bad "check exit $?"
+PAGECLEAR_PROFILE="$tmp/prof" "$bin" check --quick -n 2 > "$tmp/check.txt" || bad "check exit $?"
 for h in "## use" "## cold" "## warm" "# profile: .*prof: in force" "# memset: " "short verdict"; do
     grep -q -- "$h" "$tmp/check.txt" || bad "check output lacks '$h'"
 done

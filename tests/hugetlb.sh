@@ -7,6 +7,15 @@ set -u
 bin="$1"
 dir=/sys/kernel/mm/hugepages/hugepages-2048kB
 [ -w "$dir/nr_hugepages" ] || { echo "skip: cannot reserve hugetlb pages here (not root?)"; exit 77; }
+# The reservation is machine-wide: another run reserving or using huge pages
+# at the same time would move the counts checked below. Everything of this
+# project that reserves them takes this lock first.
+# A caller that already holds it (flock LOCK ctest ...) would block us for
+# good: wait a bounded time, then go on without it.
+lock="${PAGECLEAR_HUGETLB_LOCK:-/tmp/pageclear-hugetlb.lock}"
+if command -v flock >/dev/null && exec 9>"$lock"; then
+    flock -w 300 9 || echo "note: $lock busy for 5 minutes (held by our caller?): counting without it"
+fi
 old=$(cat "$dir/nr_hugepages")
 restore() { echo "$old" > "$dir/nr_hugepages"; }
 trap restore EXIT

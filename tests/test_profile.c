@@ -372,11 +372,25 @@ static void test_other_host(void)
 static void test_other_version(void)
 {
     char line[64];
+    /* Within the major version the thresholds keep their meaning: another
+     * minor or patch level, earlier or later, is read. */
     snprintf(line, sizeof(line), "library = %d.%d.0", PC_VERSION_MAJOR, PC_VERSION_MINOR + 1);
-    expect(variant("library", line, NULL), -EPROTO, "MAJOR.MINOR");
+    expect(variant("library", line, NULL), 0, NULL);
+    snprintf(line, sizeof(line), "library = %d.0.0", PC_VERSION_MAJOR);
+    expect(variant("library", line, NULL), 0, NULL);
+    snprintf(line, sizeof(line), "library = %d.999.999", PC_VERSION_MAJOR);
+    expect(variant("library", line, NULL), 0, NULL);
+    /* Another major, later or earlier, is refused as such. */
     snprintf(line, sizeof(line), "library = %d.%d.%d", PC_VERSION_MAJOR + 1,
              PC_VERSION_MINOR, PC_VERSION_PATCH);
     expect(variant("library", line, NULL), -EPROTO, "library");
+    snprintf(line, sizeof(line), "library = %d.0.0", PC_VERSION_MAJOR + 1);
+    expect(variant("library", line, NULL), -EPROTO, "the major version must match");
+    if (PC_VERSION_MAJOR > 0) {
+        snprintf(line, sizeof(line), "library = %d.%d.%d", PC_VERSION_MAJOR - 1,
+                 PC_VERSION_MINOR, PC_VERSION_PATCH);
+        expect(variant("library", line, NULL), -EPROTO, "major version");
+    }
     expect(variant("format", "format = 2", NULL), -EPROTO, "format 2");
     expect(variant("format", "format = 0", NULL), -EPROTO, "format");
     /* Another version is named as such even if its keys are unknown here. */

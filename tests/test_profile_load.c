@@ -9,140 +9,7 @@
  * default (never half a profile). /etc is never written; the cases that
  * need "no profile anywhere" are skipped if /etc/pageclear/profile exists.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-
-#include "child.h"
-
-static int child(void)
-{
-    struct pc_host h;
-    CHECK_EQ(pc_host_get(&h), 0);
-    printf("vector_max=%zu\nnt=%zu\ncold_nt=%zu\nparallel_nt=%zu\n", h.vector_max,
-           h.nt_threshold, h.cold_nt_threshold, h.parallel_nt_threshold);
-    printf("profile=%s\nstatus=%s\n", h.profile, h.profile_status);
-    printf("sel_4m=%s\ncold_64k=%s\ncold_4m=%s\ntemporal_64k=%s\n",
-           pc_selected((size_t)4 << 20), pc_selected_cold((size_t)64 << 10),
-           pc_selected_cold((size_t)4 << 20), pc_selected_temporal((size_t)64 << 10));
-    /* What is reported is what runs. */
-    static char buf[70000];
-    pat_fill(buf, sizeof(buf));
-    CHECK_EQ(pc_clear_cold(buf + 5, sizeof(buf) - 9), 0);
-    CHECK_EQ(pat_check(buf, sizeof(buf), 5, sizeof(buf) - 4), SIZE_MAX);
-    return 0;
-}
-
-static char dir[256];
-static struct pc_tuning defaults;
-/* The profile the main cases install: every threshold off its default. */
-static const struct pc_tuning tuned = {8 << 10, 2 << 20, 1 << 20, 512 << 20};
-
-/* dir/rel; each result stays valid (the test makes a few dozen). */
-static const char *path_in(const char *rel)
-{
-    static char bufs[128][512];
-    static size_t next;
-    CHECK(next < 128);
-    char *p = bufs[next++];
-    snprintf(p, sizeof(bufs[0]), "%s/%s", dir, rel);
-    return p;
-}
-
-/* Create the directories leading to path. */
-static void mkdirs(const char *path)
-{
-    char tmp[512];
-    snprintf(tmp, sizeof(tmp), "%s", path);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            CHECK(mkdir(tmp, 0700) == 0 || errno == EEXIST);
-            *p = '/';
-        }
-}
-
-static void write_text(const char *path, const char *text, size_t len)
-{
-    mkdirs(path);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    CHECK_EQ(fwrite(text, 1, len, f), len);
-    CHECK(fclose(f) == 0);
-}
-
-/* A profile for this host carrying *t, with extra lines appended. */
-static void write_profile(const char *path, const struct pc_tuning *t, const char *extra)
-{
-    char text[4096];
-    int n = pc_profile_format(t, "written by test_profile_load", text, sizeof(text));
-    CHECK(n > 0 && (size_t)n + strlen(extra) < sizeof(text));
-    strcat(text, extra);
-    write_text(path, text, strlen(text));
-}
-
-/* Replace the line of text starting with key (and " = ") by line. */
-static void replace_line(char *text, size_t size, const char *key, const char *line)
-{
-    char k[64], rest[4096];
-    snprintf(k, sizeof(k), "%s = ", key);
-    char *at = strstr(text, k);
-    CHECK(at != NULL && (at == text || at[-1] == '\n'));
-    snprintf(rest, sizeof(rest), "%s", strchr(at, '\n'));
-    CHECK((size_t)(at - text) + strlen(line) + strlen(rest) < size);
-    strcpy(at, line);
-    strcat(at, rest);
-}
-
-static void expect_tuning(const struct result *r, const struct pc_tuning *t)
-{
-    char a[64], want[64];
-    const char *keys[] = {"vector_max", "nt", "cold_nt", "parallel_nt"};
-    const size_t v[] = {t->vector_max, t->nt_threshold, t->cold_nt_threshold,
-                        t->parallel_nt_threshold};
-    for (int i = 0; i < 4; i++) {
-        snprintf(want, sizeof(want), "%zu", v[i]);
-        if (strcmp(child_field(r, keys[i], a, sizeof(a)), want) != 0) {
-            fprintf(stderr, "%s=%s, want %s; child said:\n%s%s\n", keys[i], a, want,
-                    r->out, r->err);
-            exit(1);
-        }
-    }
-}
-
-static void expect_status(const struct result *r, const char *profile, const char *status)
-{
-    char a[512];
-    CHECK(strcmp(child_field(r, "profile", a, sizeof(a)), profile) == 0);
-    if (strstr(child_field(r, "status", a, sizeof(a)), status) == NULL) {
-        fprintf(stderr, "status \"%s\" lacks \"%s\"\n", a, status);
-        exit(1);
-    }
-}
-
-/* A refused profile: one warning line naming the file and the reason, all
- * defaults, the status saying why. */
-static void expect_refused(const char *const *env, const char *file, const char *reason)
-{
-    struct result r;
-    child_run(env, &r);
-    if (child_err_lines(&r) != 1 || !strstr(r.err, file) || !strstr(r.err, reason)) {
-        fprintf(stderr, "want one warning naming %s and \"%s\", got:\n%s", file, reason,
-                r.err);
-        exit(1);
-    }
-    expect_tuning(&r, &defaults);
-    expect_status(&r, "", "refused: ");
-    expect_status(&r, "", reason);
-    /* PAGECLEAR_QUIET=1 silences the warning, not the refusal. */
-    const char *quiet[16] = {"PAGECLEAR_QUIET=1"};
-    for (size_t i = 0; env[i] != NULL && i < 14; i++)
-        quiet[i + 1] = env[i];
-    child_run(quiet, &r);
-    CHECK(r.err[0] == '\0');
-    expect_tuning(&r, &defaults);
-    expect_status(&r, "", reason);
-}
+#include "profile_child.h"
 
 static int has_nt_stores(void)
 {
@@ -163,7 +30,7 @@ static void test_applied(int etc_exists)
     child_run(env, &r);
     CHECK(r.err[0] == '\0');
     expect_tuning(&r, &tuned);
-    expect_status(&r, named, "in force");
+    expect_status(&r, named, "in force, named by PAGECLEAR_PROFILE");
     /* The selection follows: 4 MiB streams from pc_clear's 2 MiB, and the
      * cold clear allocates in cache below its 1 MiB. */
     char b[64];
@@ -183,7 +50,7 @@ static void test_applied(int etc_exists)
     want.nt_threshold = SIZE_MAX;
     want.cold_nt_threshold = 8 << 20;
     expect_tuning(&r, &want);
-    expect_status(&r, named, "in force");
+    expect_status(&r, named, "in force, named by PAGECLEAR_PROFILE");
     CHECK(!is_streaming(child_field(&r, "sel_4m", a, sizeof(a))));
     const char *over2[] = {kv, "PAGECLEAR_VECTOR_MAX=0", "PAGECLEAR_PARALLEL_NT_THRESHOLD=1G",
                            NULL};
@@ -222,18 +89,18 @@ static void test_applied(int etc_exists)
     child_run(e1, &r);
     CHECK(r.err[0] == '\0');
     expect_tuning(&r, &xdg_t);
-    expect_status(&r, path_in("xdg/pageclear/profile"), "in force");
+    expect_status(&r, path_in("xdg/pageclear/profile"), "in force, the user's");
     const char *e2[] = {home, NULL};
     child_run(e2, &r);
     expect_tuning(&r, &home_t);
-    expect_status(&r, path_in("home/.config/pageclear/profile"), "in force");
+    expect_status(&r, path_in("home/.config/pageclear/profile"), "in force, the user's");
     const char *e3[] = {xdg_rel, home, NULL}; /* a relative XDG path is ignored */
     child_run(e3, &r);
     expect_tuning(&r, &home_t);
     const char *e4[] = {kv, xdg, home, NULL};
     child_run(e4, &r);
     expect_tuning(&r, &tuned);
-    expect_status(&r, named, "in force");
+    expect_status(&r, named, "in force, named by PAGECLEAR_PROFILE");
     /* PAGECLEAR_PROFILE set and empty: no profile, though the user's is
      * there, and no warning. */
     static char off[] = "PAGECLEAR_PROFILE=";
@@ -322,13 +189,6 @@ static void test_refused(void)
     expect_tuning(&r, &want);
 }
 
-static void remove_tree(const char *path)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-    CHECK(system(cmd) == 0);
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "child") == 0)
@@ -347,6 +207,9 @@ int main(int argc, char **argv)
         CHECK(r.err[0] == '\0');
         expect_tuning(&r, &defaults);
         expect_status(&r, "", "none found");
+        /* Where it looked last: the shipped profiles (child.h's empty
+         * place; test_profile_shipped.c has the rest). */
+        expect_status(&r, "", "none shipped for this CPU in " CHILD_NO_SHIPPED);
     }
     test_applied(etc_exists);
     test_refused();

@@ -29,11 +29,11 @@ def test_version_is_the_libraries_and_the_distributions() -> None:
     assert importlib.metadata.version("pageclear") == pageclear.__version__
 
 
-def test_version_matches_cmake_project() -> None:
-    cmake = REPO / "CMakeLists.txt"
-    if not cmake.exists():
+def test_version_matches_the_version_file() -> None:
+    version = REPO / "VERSION"
+    if not version.exists():
         pytest.skip("not run from the source tree")
-    m = re.search(r"project\(pageclear\s+VERSION\s+([0-9.]+)", cmake.read_text())
+    m = re.fullmatch(r"([0-9]+\.[0-9]+\.[0-9]+)\n?", version.read_text())
     assert m and m.group(1) == pageclear.__version__
 
 

@@ -10,7 +10,8 @@
 //!
 //! Feature `pkg-config`: link the libpageclear that `pkg-config pageclear`
 //! finds (PKG_CONFIG_PATH, PAGECLEAR_STATIC=1 for the static library), of
-//! the same MAJOR.MINOR version as the header the crate declares.
+//! the same MAJOR version as the header the crate declares and at least its
+//! MINOR (docs/abi.md: a later 1.x library has every 1.0 function).
 //!
 //! For the tests, either way: `PAGECLEAR_SYS_INCLUDE` names the directory
 //! of the header in use, and `OUT_DIR/cc.txt` the C compiler to check the
@@ -162,11 +163,10 @@ fn link_installed(c_root: &Path) -> PathBuf {
     let bundled = fs::read_to_string(c_root.join("include/pageclear.h"))
         .expect("the crate's copy of pageclear.h");
     let (major, minor) = header_version(&bundled);
-    // Same MAJOR.MINOR: the declarations in src/lib.rs are this header's.
+    // The declarations in src/lib.rs are this header's: any library of the
+    // same MAJOR from this MINOR on exports them all (docs/abi.md).
     let lib = pkg_config::Config::new()
-        .range_version(
-            format!("{major}.{minor}").as_str()..format!("{major}.{}", minor + 1).as_str(),
-        )
+        .range_version(format!("{major}.{minor}").as_str()..format!("{}", major + 1).as_str())
         .probe("pageclear")
         .unwrap_or_else(|e| panic!("pageclear-sys (feature pkg-config): {e}"));
     let found = lib
