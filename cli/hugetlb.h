@@ -22,10 +22,11 @@ struct cli_hugetlb {
 };
 
 /* Make `pages` free hugetlb pages of size p available: take the lock
- * (waiting for it; not if this process inherited it, as under
- * `flock CLI_HUGETLB_LOCK pageclear ...`), and if fewer are free, raise
- * nr_hugepages by the difference (root only). 0 with *h to release, or -1
- * with a message in err (nothing held then). */
+ * (waiting for it up to a minute; not if this process inherited it, as
+ * under `flock CLI_HUGETLB_LOCK pageclear ...`), and if fewer are free,
+ * raise nr_hugepages by the difference (root only). If the lock stays
+ * busy, the pages already free are used if they are enough. 0 with *h to
+ * release, or -1 with a message in err (nothing held then). */
 int cli_hugetlb_reserve(struct cli_hugetlb *h, enum cli_page p, size_t pages, char *err,
                         size_t errlen);
 /* Give the pages back (nr_hugepages as it was) and drop the lock. Also
