@@ -313,6 +313,11 @@ static void test_chunks(void)
     for (int i = 0; i < nev; i++)
         gib += !ev[i].started && ev[i].len == GIB && ev[i].a % GIB == 0;
     CHECK_EQ(gib, 8);
+    /* One 1 GiB page is one chunk: one participant, however many asked. */
+    struct pc_extent one = {(void *)BASE, GIB};
+    reset_events();
+    CHECK_EQ(pc_populate(one.addr, one.len, 8, 0), 0);
+    CHECK_EQ(check_cover(&one, 1, chunk), 1);
     puts("ok   chunks: a page for 1 GiB pages, 4 MiB on boundaries otherwise");
 }
 
