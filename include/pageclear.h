@@ -52,7 +52,7 @@ extern "C" {
 #endif
 
 #define PC_VERSION_MAJOR 1
-#define PC_VERSION_MINOR 0
+#define PC_VERSION_MINOR 1
 #define PC_VERSION_PATCH 0
 
 /* The page unit of pc_clear_pages and of the hint neighbourhood. It is the

@@ -46,7 +46,7 @@ use core::marker::{PhantomData, PhantomPinned};
 /// Major version of the library these declarations describe.
 pub const PC_VERSION_MAJOR: c_uint = 1;
 /// Minor version of the library these declarations describe.
-pub const PC_VERSION_MINOR: c_uint = 0;
+pub const PC_VERSION_MINOR: c_uint = 1;
 /// Patch version of the library these declarations describe.
 pub const PC_VERSION_PATCH: c_uint = 0;
 
