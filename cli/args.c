@@ -94,3 +94,20 @@ int cli_opt_value(const struct cli_opt *spec, const char *cmd, int argc,
     cli_error("%s: unknown option '%s'", cmd, a);
     return -1;
 }
+
+int cli_next_opt(const struct cli_opt *spec, const char *foreign, const char *cmd,
+                 int argc, char **argv, int *i, enum cli_format *fmt, const char **val)
+{
+    while (*i < argc && cli_parse_format(argv[*i], fmt))
+        ++*i;
+    if (*i >= argc)
+        return 0;
+    const char *opt = argv[*i];
+    int key = cli_opt_value(spec, cmd, argc, argv, i, val);
+    ++*i;
+    if (key > 0 && strchr(foreign, key) != NULL) {
+        cli_error("%s: option '%s' is not for this command", cmd, opt);
+        return -1;
+    }
+    return key;
+}

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "output.h"
+
 /* Exit statuses: 2 for usage errors, 1 for run-time failures. */
 #define CLI_EXIT_USAGE 2
 #define CLI_EXIT_RUNTIME 1
@@ -30,6 +32,14 @@ struct cli_opt {
  * unknown option or a missing value. cmd names the command in messages. */
 int cli_opt_value(const struct cli_opt *spec, const char *cmd, int argc,
                   char **argv, int *i, const char **val);
+/* The loop of a command whose options are formats (set in *fmt) and ones
+ * in spec: from argv[*i], the next option in spec, with *val and *i past
+ * it; 0 at the end; -1 after a message (unknown option, missing value, or
+ * one whose key is in foreign: another command's, in spec so that it is
+ * named as such rather than as unknown).
+ * Usage: while ((key = cli_next_opt(...)) > 0) ... */
+int cli_next_opt(const struct cli_opt *spec, const char *foreign, const char *cmd,
+                 int argc, char **argv, int *i, enum cli_format *fmt, const char **val);
 /* "4KiB", "2MiB", "1.5GiB": binary units, exactly named. */
 const char *cli_fmt_size(size_t v, char *buf, size_t n);
 

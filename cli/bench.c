@@ -339,15 +339,14 @@ static int latency_table(const struct suite *s)
 
 /* ---- the suite -------------------------------------------------------- */
 
-static int usage(void)
+void cli_bench_usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: pageclear [bench] [--quick] [--runs N] [--json|--csv] [--plot DIR]\n"
             "  --quick       small extents and two runs: a check that all of it works\n"
             "  --runs N      repeated runs per figure (default 5)\n"
             "  --plot DIR    also write DIR/results.json and PNG charts (needs\n"
             "                python3 with matplotlib; scripts/run.sh installs it)\n");
-    return CLI_EXIT_USAGE;
 }
 
 static int write_json(const char *dir, char *path, size_t n)
@@ -398,8 +397,6 @@ int cli_bench(int argc, char **argv)
         const char *v;
         if (cli_parse_format(argv[i], &s.fmt))
             continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(), 0;
         if (strcmp(argv[i], "--quick") == 0) {
             s.quick = 1;
             continue;
@@ -407,7 +404,7 @@ int cli_bench(int argc, char **argv)
         static const struct cli_opt spec[] = {{'n', "--runs"}, {'P', "--plot"}, {0, NULL}};
         int key = cli_opt_value(spec, "bench", argc, argv, &i, &v);
         if (key < 0)
-            return usage();
+            return cli_bench_usage(stderr), CLI_EXIT_USAGE;
         unsigned long runs;
         if (key == 'n') {
             if (cli_uint("--runs", v, 1, 1000, &runs) != 0)

@@ -22,6 +22,7 @@
 #include "buffer.h"
 #include "commands.h"
 #include "contract.h"
+#include "durations.h"
 #include "grid.h"
 #include "libc.h"
 #include "measure.h"
@@ -53,17 +54,17 @@ struct check {
     int quick;
 };
 
-static int usage(void)
+void cli_check_usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: pageclear check [--quick] [-n RUNS] [--json|--csv]\n"
             "  pc_clear, pc_clear_batched and pc_clear_cold against every primitive\n"
             "  and the C library's memset, 4KiB..1GiB (4GiB where memory allows),\n"
-            "  in the cache states warm, cold and use; a verdict per size and state.\n"
+            "  in the cache states warm, cold and use; a verdict per size and state\n"
+            "  (%s on a quiet 2-core machine).\n"
             "  --quick     5 sizes up to 256MiB, 3 runs (a check that it works)\n"
             "  -n RUNS     interleaved runs per measurement (default %d)\n",
-            DEFAULT_RUNS);
-    return CLI_EXIT_USAGE;
+            CLI_CHECK_TIME, DEFAULT_RUNS);
 }
 
 /* "profile: KEY = SIZE", the line that sets threshold i to v (the
@@ -127,15 +128,13 @@ static int parse(int argc, char **argv, struct check *c)
         const char *v;
         if (cli_parse_format(argv[i], &c->fmt))
             continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(), -2;
         if (strcmp(argv[i], "--quick") == 0) {
             c->quick = 1;
             continue;
         }
         static const struct cli_opt spec[] = {{'n', "--runs"}, {0, NULL}};
         if (cli_opt_value(spec, "check", argc, argv, &i, &v) < 0)
-            return usage(), -1;
+            return cli_check_usage(stderr), -1;
         if (cli_uint("-n", v, 1, 200, &c->runs) != 0)
             return -1;
     }
@@ -170,8 +169,16 @@ static void header(const struct check *c)
            "primitive and the C library's memset\n");
     printf("# %s on %s family %u model %u stepping %u (%s)%s\n", pc_version(), h.vendor,
            h.family, h.model, h.stepping, h.features, h.hypervisor ? ", under a hypervisor" : "");
-    printf("# profile: %s%s%s\n", *h.profile ? h.profile : "none",
-           *h.profile_status ? ": " : "", h.profile_status);
+    if (*h.profile != '\0') {
+        printf("# profile: %s%s%s\n", h.profile, *h.profile_status ? ": " : "",
+               h.profile_status);
+    } else { /* the status says "none found" or "none: <why>" */
+        const char *why = h.profile_status;
+        why = strcmp(why, "none found") == 0 ? "none found; 'pageclear tune' writes one"
+              : strncmp(why, "none: ", 6) == 0 ? why + 6
+                                               : why;
+        printf("# profile: no profile, the built-in thresholds (%s)\n", why);
+    }
     printf("# memset: %s", cli_libc_version());
     if (cli_libc_tunables(tun, sizeof(tun)) > 0) {
         printf("; its tunables (ld.so --list-tunables):\n");
@@ -190,7 +197,8 @@ static void header(const struct check *c)
 }
 
 /* Verdict for function fi at size si in state cs, or NULL if the state is
- * not its contract's. Counts shorts in *shorts. */
+ * not its contract's. Counts shorts in shorts[0], those a profile line
+ * would fix in shorts[1]. */
 static const char *verdict(const struct check *c, const struct cli_grid *g, size_t si,
                            enum cli_cache cs, size_t fi, char *buf, size_t n, int *shorts)
 {
@@ -224,7 +232,8 @@ static const char *verdict(const struct check *c, const struct cli_grid *g, size
     fix_line(r, c->sizes[si], c->fns[best].name, fix, sizeof(fix));
     snprintf(buf, n, "short: %s is %.0f%% faster; %s", c->fns[best].name,
              100 * (1 / ratio - 1), fix);
-    (*shorts)++;
+    shorts[0]++;
+    shorts[1] += strncmp(fix, "profile: ", 9) == 0;
     return buf;
 }
 
@@ -283,12 +292,23 @@ static void table(const struct check *c, const struct cli_grid *g, enum cli_cach
     }
 }
 
+/* The last line: a pointer to profile lines only if some were printed. */
+static void summary(const int shorts[2])
+{
+    printf("\n%d short verdict%s: ", shorts[0], shorts[0] == 1 ? "" : "s");
+    if (shorts[0] == 0)
+        printf("the selection in force is within tolerance everywhere\n");
+    else if (shorts[1] > 0)
+        printf("%d with the profile line that would fix it above; 'pageclear tune' "
+               "measures every threshold\n", shorts[1]);
+    else
+        printf("no profile line would fix them (each verdict says why)\n");
+}
+
 int cli_check(int argc, char **argv)
 {
     struct check c = {0};
     int rc = parse(argc, argv, &c);
-    if (rc == -2)
-        return 0;
     if (rc != 0)
         return CLI_EXIT_USAGE;
     sizes(&c);
@@ -305,14 +325,12 @@ int cli_check(int argc, char **argv)
     if (cli_grid_run(&g, "check") != 0)
         return CLI_EXIT_RUNTIME;
     static struct cli_records rs;
-    int shorts = 0;
+    int shorts[2] = {0, 0};
     const enum cli_cache order[] = {CLI_CACHE_USE, CLI_CACHE_COLD, CLI_CACHE_WARM};
     for (size_t i = 0; i < 3; i++)
-        table(&c, &g, order[i], &rs, &shorts);
+        table(&c, &g, order[i], &rs, shorts);
     if (c.fmt == CLI_FMT_DEFAULT)
-        printf("\n%d short verdict%s: %s\n", shorts, shorts == 1 ? "" : "s",
-               shorts ? "see the profile lines above, or run 'pageclear tune'"
-                      : "the selection in force is within tolerance everywhere");
+        summary(shorts);
     else
         cli_records_print(stdout, c.fmt, &rs);
     cli_grid_free(&g);

@@ -148,13 +148,24 @@ static const char *nt_from(size_t v, char *buf, size_t n)
     return buf;
 }
 
+void cli_info_usage(FILE *f)
+{
+    fprintf(f, "usage: pageclear info\n"
+               "  this machine as the library sees it: CPU and features, caches, the\n"
+               "  selection and thresholds in force and where they come from, huge\n"
+               "  pages; it takes no options\n");
+}
+
 int cli_info(int argc, char **argv)
 {
     struct pc_host h;
     char buf[512];
     struct utsname u;
-    (void)argc; /* it takes no options: what it prints is all there is */
-    (void)argv;
+    if (argc > 0) { /* it takes no options: what it prints is all there is */
+        cli_error("info: unexpected argument '%s'", argv[0]);
+        cli_info_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
 
     pc_host_get(&h);
     cpu_model(buf, sizeof(buf));

@@ -9,6 +9,7 @@
 
 #include "pageclear.h"
 
+#include "args.h"
 #include "commands.h"
 
 static const char *cache_name(enum pc_cache c)
@@ -18,10 +19,20 @@ static const char *cache_name(enum pc_cache c)
                                      : "temporal";
 }
 
+void cli_list_usage(FILE *f)
+{
+    fprintf(f, "usage: pageclear list\n"
+               "  the clearing primitives, one a line: name, architecture, CPU features\n"
+               "  needed, cache behaviour, what it is; marked where this CPU lacks them\n");
+}
+
 int cli_list(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc > 0) {
+        cli_error("list: unexpected argument '%s'", argv[0]);
+        cli_list_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
     for (size_t i = 0; i < pc_impl_count(); i++) {
         struct pc_impl_info in;
         pc_impl_get(i, &in);

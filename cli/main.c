@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * main.c - the `pageclear` command: the table of subcommands, the
- * dispatch from it and the top-level usage printed from it.
+ * dispatch from it (with -h/--help for every row) and the top-level usage
+ * printed from it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,45 +15,59 @@
 char **cli_argv;
 
 static int help(int argc, char **argv);
+static void help_usage(FILE *f);
+
+static void version_usage(FILE *f)
+{
+    fprintf(f, "usage: pageclear version\n"
+               "  print the library's version (pc_version())\n");
+}
 
 static int version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc > 0) {
+        cli_error("version: unexpected argument '%s'", argv[0]);
+        version_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
     return printf("pageclear %s\n", pc_version()) < 0;
 }
 
 /* Every subcommand, in the order the usage lists them. */
 static const struct cli_command commands[] = {
-    {.name = "bench", .is_default = 1, .run = cli_bench,
+    {.name = "bench", .is_default = 1, .run = cli_bench, .usage = cli_bench_usage,
      .help = "the default suite: the published tables, on this\nmachine",
      .options = "--quick, --runs N, --json, --csv, --plot DIR"},
-    {.name = "mem", .operands = "memset|clear", .run = cli_mem,
+    {.name = "mem", .operands = "memset|clear", .run = cli_mem, .usage = cli_mem_usage,
+     .bare_is_help = 1,
      .help = "clearing bandwidth (perf bench mem memset style)"},
-    {.name = "mmap", .run = cli_mmap,
+    {.name = "mmap", .run = cli_mmap, .usage = cli_mmap_usage,
      .help = "the kernel's fault path (perf bench mem mmap style)"},
-    {.name = "pool", .run = cli_pool,
+    {.name = "pool", .run = cli_pool, .usage = cli_pool_usage,
      .help = "init_on_alloc: page-at-a-time, batched, fresh, pool"},
-    {.name = "parallel", .run = cli_parallel,
+    {.name = "parallel", .run = cli_parallel, .usage = cli_parallel_usage,
      .help = "pc_clear_parallel / pc_populate from 1 to all cores"},
-    {.name = "prealloc", .run = cli_prealloc,
+    {.name = "prealloc", .run = cli_prealloc, .usage = cli_prealloc_usage,
      .help = "time to usable memory (s/TiB): touch, MAP_POPULATE,\n"
              "QEMU-style split, pc_populate; every page size\n",
      .options = "-s SIZE, -n RUNS, -p PAGES, --json"},
-    {.name = "check", .run = cli_check,
+    {.name = "check", .run = cli_check, .usage = cli_check_usage,
      .help = "is the selection in force the best here? pc_clear & co.\n"
              "against every primitive and memset, per size and\n"
              "cache state, with a verdict",
      .options = "--quick, -n, --json"},
-    {.name = "tune", .run = cli_tune,
+    {.name = "tune", .run = cli_tune, .usage = cli_tune_usage,
      .help = "measure this machine's crossovers and write a profile\n",
      .options = "-o FILE|-, --quick, --json"},
-    {.name = "info", .run = cli_info,
+    {.name = "info", .run = cli_info, .usage = cli_info_usage,
      .help = "this machine: CPU, caches, selection, huge pages, ..."},
-    {.name = "list", .run = cli_list, .help = "the clearing primitives and which run here"},
-    {.name = "version", .run = version, .help = "print the library version",
+    {.name = "list", .run = cli_list, .usage = cli_list_usage,
+     .help = "the clearing primitives and which run here"},
+    {.name = "version", .run = version, .usage = version_usage,
+     .help = "print the library version",
      .aliases = {"--version"}},
-    {.name = "help", .run = help, .aliases = {"-h", "--help"}}, /* not listed */
+    {.name = "help", .run = help, .usage = help_usage,
+     .aliases = {"-h", "--help"}}, /* not listed */
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -87,13 +102,6 @@ static int usage(FILE *f)
     return f == stderr ? CLI_EXIT_USAGE : 0;
 }
 
-static int help(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    return usage(stdout);
-}
-
 static const struct cli_command *find(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++) {
@@ -105,6 +113,45 @@ static const struct cli_command *find(const char *name)
                 return c;
     }
     return NULL;
+}
+
+/* "pageclear help": the usage; "pageclear help CMD": CMD's. */
+static int help(int argc, char **argv)
+{
+    const struct cli_command *c = argc > 0 ? find(argv[0]) : NULL;
+    if (argc > 1 || (argc == 1 && c == NULL)) {
+        cli_error("help: '%s' is not a command", argv[argc - 1]);
+        return usage(stderr);
+    }
+    if (c != NULL && c->usage != NULL && c->run != help) {
+        c->usage(stdout);
+        return 0;
+    }
+    return usage(stdout);
+}
+
+static void help_usage(FILE *f)
+{
+    usage(f);
+}
+
+static int is_help(const char *a)
+{
+    return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+}
+
+/* Run c with its arguments; help for any row is answered here, the same
+ * way for all: the usage on stdout, exit 0. A row without a usage (none
+ * yet) parses -h itself. */
+static int dispatch(const struct cli_command *c, int argc, char **argv)
+{
+    int asks = c->usage != NULL && argc == 0 && c->bare_is_help;
+    for (int i = 0; c->usage != NULL && i < argc; i++)
+        asks |= is_help(argv[i]);
+    if (!asks)
+        return c->run(argc, argv);
+    c->usage(stdout);
+    return fflush(stdout) == 0 ? 0 : CLI_EXIT_RUNTIME;
 }
 
 static const struct cli_command *default_command(void)
@@ -120,11 +167,11 @@ int main(int argc, char **argv)
     cli_argv = argv;
     const struct cli_command *c = argc >= 2 ? find(argv[1]) : NULL;
     if (c != NULL)
-        return c->run(argc - 2, argv + 2);
+        return dispatch(c, argc - 2, argv + 2);
     /* No command, or only options (none of which names a command): the
      * default command gets them all. */
     if (argc < 2 || argv[1][0] == '-')
-        return default_command()->run(argc - 1, argv + 1);
+        return dispatch(default_command(), argc - 1, argv + 1);
     cli_error("unknown command '%s'", argv[1]);
     return usage(stderr);
 }

@@ -78,9 +78,9 @@ static void print_help_functions(int fill)
     printf("  %-20s %s\n", "all", "every supported function above");
 }
 
-static int usage(void)
+void cli_mem_usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: pageclear mem memset|clear [options]\n"
             "  -s, --size SIZE       bytes to clear (B/KB/MB/GB/TB, powers of 1024);\n"
             "                        without -s: sweep 4KB..4GB and print a table\n"
@@ -100,7 +100,6 @@ static int usage(void)
             "  --format=simple|default, --json, --csv\n"
             "Bandwidth is GB/s = 10^9 bytes/s.\n",
             DEFAULT_RUNS);
-    return CLI_EXIT_USAGE;
 }
 
 static int parse(int argc, char **argv, struct mem_opts *o)
@@ -114,15 +113,13 @@ static int parse(int argc, char **argv, struct mem_opts *o)
         const char *a = argv[i], *v;
         if (cli_parse_format(a, &o->fmt))
             continue;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-            return usage(), -2;
         if (strcmp(a, "-e") == 0 || strcmp(a, "--counters") == 0) {
             o->counters = 1;
             continue;
         }
         int key = cli_opt_value(spec, "mem", argc, argv, &i, &v);
         if (key < 0)
-            return usage(), -1;
+            return cli_mem_usage(stderr), -1;
         switch (key) {
         case 's':
             if (cli_size("-s", v, 1, &o->size) != 0)
@@ -332,11 +329,9 @@ int cli_mem(int argc, char **argv)
 
     if (argc < 1 || (strcmp(argv[0], "memset") != 0 && strcmp(argv[0], "clear") != 0)) {
         cli_error("mem: expected 'memset' or 'clear'");
-        return usage();
+        return cli_mem_usage(stderr), CLI_EXIT_USAGE;
     }
     int rc = parse(argc - 1, argv + 1, &o);
-    if (rc == -2)
-        return 0;
     if (rc != 0)
         return CLI_EXIT_USAGE;
     int memset_workload = strcmp(argv[0], "memset") == 0;

@@ -31,9 +31,9 @@ struct mmap_opts {
     int have_size, noreserve;
 };
 
-static int usage(void)
+void cli_mmap_usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: pageclear mmap -s SIZE [options]\n"
             "  -s, --size SIZE        bytes to map (B/KB/MB/GB/TB, powers of 1024)\n"
             "  -p, --page 4KB|thp|2MB|1GB  backing pages (default 4KB; 2MB and 1GB\n"
@@ -47,7 +47,6 @@ static int usage(void)
             "  --format=simple|default, --json, --csv\n"
             "Bandwidth is GB/s = 10^9 bytes/s of memory mapped and touched.\n",
             DEFAULT_LOOPS);
-    return CLI_EXIT_USAGE;
 }
 
 static int parse(int argc, char **argv, struct mmap_opts *o)
@@ -60,15 +59,13 @@ static int parse(int argc, char **argv, struct mmap_opts *o)
         const char *a = argv[i], *v;
         if (cli_parse_format(a, &o->fmt))
             continue;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-            return usage(), -2;
         if (strcmp(a, "--noreserve") == 0) {
             o->noreserve = 1;
             continue;
         }
         int key = cli_opt_value(spec, "mmap", argc, argv, &i, &v);
         if (key < 0)
-            return usage(), -1;
+            return cli_mmap_usage(stderr), -1;
         switch (key) {
         case 's':
             if (cli_size("-s", v, 1, &o->size) != 0)
@@ -107,7 +104,7 @@ static int parse(int argc, char **argv, struct mmap_opts *o)
     }
     if (!o->have_size) {
         cli_error("mmap: -s SIZE is required");
-        return usage(), -1;
+        return cli_mmap_usage(stderr), -1;
     }
     return 0;
 }
@@ -160,8 +157,6 @@ int cli_mmap(int argc, char **argv)
     char err[512];
 
     int rc = parse(argc, argv, &o);
-    if (rc == -2)
-        return 0;
     if (rc != 0)
         return CLI_EXIT_USAGE;
     rc = cli_fault_measure(o.size, o.page, o.populate, o.loops, o.threads, o.seed,

@@ -134,39 +134,31 @@ int cli_parallel_bench(size_t size, unsigned long runs, enum cli_format fmt, int
     return 0;
 }
 
-static int usage(void)
+void cli_parallel_usage(FILE *f)
 {
-    fprintf(stderr, "usage: pageclear parallel [-s SIZE] [-n RUNS] [--json|--csv]\n"
-                    "  -s, --size SIZE    bytes per clear / populate (default 1GB)\n"
-                    "  -n, --runs RUNS    timed rounds (default 5)\n");
-    return CLI_EXIT_USAGE;
+    fprintf(f, "usage: pageclear parallel [-s SIZE] [-n RUNS] [--json|--csv]\n"
+               "  -s, --size SIZE    bytes per clear / populate (default 1GB)\n"
+               "  -n, --runs RUNS    timed rounds (default 5)\n");
 }
 
 int cli_parallel(int argc, char **argv)
 {
-    /* -c is pool's: named as such rather than as unknown. */
-    static const struct cli_opt spec[] = {{'s', "--size"}, {'n', "--runs"}, {'c', "--count"},
-                                          {0, NULL}};
+    /* -c is pool's. */
+    static const struct cli_opt spec[] = {
+        {'s', "--size"}, {'n', "--runs"}, {'c', "--count"}, {0, NULL}};
     enum cli_format fmt = CLI_FMT_DEFAULT;
     unsigned long runs = 5;
     size_t size = GIB;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        if (cli_parse_format(argv[i], &fmt))
-            continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(), 0;
-        const char *opt = argv[i];
-        int key = cli_opt_value(spec, "parallel", argc, argv, &i, &v);
-        if (key == 'c')
-            cli_error("parallel: option '%s' is not for this command", opt);
-        if (key < 0 || key == 'c')
-            return usage();
+    const char *v;
+    int i = 0, key;
+    while ((key = cli_next_opt(spec, "c", "parallel", argc, argv, &i, &fmt, &v)) > 0) {
         if (key == 'n' && cli_uint("-n", v, 1, 1000, &runs) != 0)
             return CLI_EXIT_USAGE;
         if (key == 's' && cli_size("-s", v, 1, &size) != 0)
             return CLI_EXIT_USAGE;
     }
+    if (key < 0)
+        return cli_parallel_usage(stderr), CLI_EXIT_USAGE;
     static struct cli_records rs;
     int rc = cli_parallel_bench(size, runs, fmt, 6, &rs);
     if (rc == 0 && fmt != CLI_FMT_DEFAULT)

@@ -272,13 +272,12 @@ int cli_pool_bench(size_t n, unsigned long runs, enum cli_format fmt, int table_
     return 0;
 }
 
-static int usage(void)
+void cli_pool_usage(FILE *f)
 {
-    fprintf(stderr, "usage: pageclear pool [-c COUNT] [-n RUNS] [--json|--csv]\n"
-                    "  -c, --count COUNT  2 MiB allocations per round (default: up to\n"
-                    "                     8192 = 16 GiB, scaled to a sixth of free memory)\n"
-                    "  -n, --runs RUNS    timed rounds (default 5)\n");
-    return CLI_EXIT_USAGE;
+    fprintf(f, "usage: pageclear pool [-c COUNT] [-n RUNS] [--json|--csv]\n"
+               "  -c, --count COUNT  2 MiB allocations per round (default: up to\n"
+               "                     8192 = 16 GiB, scaled to a sixth of free memory)\n"
+               "  -n, --runs RUNS    timed rounds (default 5)\n");
 }
 
 /* The published 8192 allocations (16 GiB) where they fit: the pool, the
@@ -295,28 +294,21 @@ static unsigned long default_count(void)
 
 int cli_pool(int argc, char **argv)
 {
-    /* -s is parallel's: named as such rather than as unknown. */
-    static const struct cli_opt spec[] = {{'c', "--count"}, {'n', "--runs"}, {'s', "--size"},
-                                          {0, NULL}};
+    /* -s is parallel's. */
+    static const struct cli_opt spec[] = {
+        {'c', "--count"}, {'n', "--runs"}, {'s', "--size"}, {0, NULL}};
     enum cli_format fmt = CLI_FMT_DEFAULT;
     unsigned long runs = 5, count = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        if (cli_parse_format(argv[i], &fmt))
-            continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(), 0;
-        const char *opt = argv[i];
-        int key = cli_opt_value(spec, "pool", argc, argv, &i, &v);
-        if (key == 's')
-            cli_error("pool: option '%s' is not for this command", opt);
-        if (key < 0 || key == 's')
-            return usage();
+    const char *v;
+    int i = 0, key;
+    while ((key = cli_next_opt(spec, "s", "pool", argc, argv, &i, &fmt, &v)) > 0) {
         if (key == 'n' && cli_uint("-n", v, 1, 1000, &runs) != 0)
             return CLI_EXIT_USAGE;
         if (key == 'c' && cli_uint("-c", v, 1, 1u << 20, &count) != 0)
             return CLI_EXIT_USAGE;
     }
+    if (key < 0)
+        return cli_pool_usage(stderr), CLI_EXIT_USAGE;
     static struct cli_records rs;
     int rc = cli_pool_bench(count ? count : default_count(), runs, fmt, 5, &rs);
     if (rc == 0 && fmt != CLI_FMT_DEFAULT)

@@ -306,9 +306,9 @@ static int parse_pages(const char *v, int *pages)
     return 0;
 }
 
-static int usage(void)
+void cli_prealloc_usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: pageclear prealloc [-s SIZE] [-n RUNS] [-p PAGES] [--no-reserve]\n"
             "                          [--json|--csv]\n"
             "  -s, --size SIZE    bytes made resident per run (default 1GB; 1 GiB pages:\n"
@@ -321,7 +321,6 @@ static int usage(void)
             "                     " CLI_HUGETLB_LOCK " and given back after)\n"
             "Time to usable memory for 4 KiB, THP, 2 MiB and 1 GiB pages: a serial touch\n"
             "loop, MAP_POPULATE, QEMU-style MADV_POPULATE_WRITE shares and pc_populate.\n");
-    return CLI_EXIT_USAGE;
 }
 
 int cli_prealloc(int argc, char **argv)
@@ -337,15 +336,13 @@ int cli_prealloc(int argc, char **argv)
         const char *v;
         if (cli_parse_format(argv[i], &fmt))
             continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(), 0;
         if (strcmp(argv[i], "--no-reserve") == 0) {
             reserve = 0;
             continue;
         }
         int key = cli_opt_value(spec, "prealloc", argc, argv, &i, &v);
         if (key < 0)
-            return usage();
+            return cli_prealloc_usage(stderr), CLI_EXIT_USAGE;
         if (key == 'n' && cli_uint("-n", v, 1, 1000, &runs) != 0)
             return CLI_EXIT_USAGE;
         if (key == 's' && cli_size("-s", v, PC_PAGE_SIZE, &size) != 0)

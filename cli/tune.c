@@ -30,6 +30,7 @@
 #include "commands.h"
 #include "contract.h"
 #include "decide.h"
+#include "durations.h"
 #include "grid.h"
 #include "measure.h"
 #include "output.h"
@@ -126,23 +127,24 @@ struct tune {
     struct cli_records rs;
 };
 
-static int usage(void)
+void cli_tune_usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: pageclear tune [-o FILE|-] [--if-needed] [--quick] [-n RUNS]\n"
             "                      [--json|--csv]\n"
             "  measures this machine's crossovers (vector vs string stores, temporal vs\n"
             "  streaming stores, one thread and all cores) in the cache states warm,\n"
-            "  cold and use, and writes a profile the library reads at start\n"
+            "  cold and use, and writes a profile: the library reads the one at the\n"
+            "  default path at start, another when PAGECLEAR_PROFILE=FILE says so\n"
             "  -o FILE   where to write it; '-' prints it (default:\n"
             "            $XDG_CONFIG_HOME/pageclear/profile, ~/.config/pageclear/profile)\n"
             "  --if-needed\n"
             "            keep FILE if the library takes it on this machine; measure\n"
             "            only if it is missing or refused (another CPU, malformed, ...)\n"
-            "  --quick   fewer sizes and %d runs (~20 s)\n"
+            "  --quick   fewer sizes and %d runs: %s on a quiet 2-core machine\n"
+            "            (without: %s)\n"
             "  -n RUNS   interleaved runs per measurement (default %d)\n",
-            QUICK_RUNS, DEFAULT_RUNS);
-    return CLI_EXIT_USAGE;
+            QUICK_RUNS, CLI_TUNE_QUICK_TIME, CLI_TUNE_TIME, DEFAULT_RUNS);
 }
 
 /* Whether a variable that moves the selection is set (PAGECLEAR_IMPL or
@@ -189,8 +191,6 @@ static int parse(int argc, char **argv, struct tune *t)
         const char *v;
         if (cli_parse_format(argv[i], &t->fmt))
             continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return usage(), -2;
         if (strcmp(argv[i], "--quick") == 0) {
             t->quick = 1;
             continue;
@@ -202,7 +202,7 @@ static int parse(int argc, char **argv, struct tune *t)
         static const struct cli_opt spec[] = {{'o', "--output"}, {'n', "--runs"}, {0, NULL}};
         int key = cli_opt_value(spec, "tune", argc, argv, &i, &v);
         if (key < 0)
-            return usage(), -1;
+            return cli_tune_usage(stderr), -1;
         if (key == 'o') {
             if (*v == '\0') {
                 cli_error("tune: -o needs a file name, or '-' for standard output");
@@ -412,9 +412,12 @@ static int tune_one(struct tune *t, int i)
     }
     struct cli_decision d;
     cli_decide(x, &d);
+    /* a ahead over the whole span measured, for a threshold that cannot
+     * be never: set past the span, and report that value, the one written. */
+    int past = d.threshold == PC_NEVER && !ti.never;
+    if (past)
+        d.threshold = 2 * x->sizes[x->n - 1];
     size_t v = d.threshold;
-    if (v == PC_NEVER && !ti.never) /* a wins over the whole span measured */
-        v = 2 * x->sizes[x->n - 1];
     if (pc_tuning_set(&t->chosen, i, v) != 0) {
         char s[32];
         cli_error("tune: %s = %s is outside what a profile accepts", ti.key,
@@ -423,6 +426,9 @@ static int tune_one(struct tune *t, int i)
     }
     cli_tune_report(t->rep, &t->rs, t->fmt, t->runs, ti.key, store_name(t, r->a),
                     store_name(t, r->b), x, &d, x->dflt, r->all_cores ? t->threads : 1);
+    if (past && t->fmt == CLI_FMT_DEFAULT)
+        fprintf(t->rep, "(%s is ahead at every size measured; %s cannot be never, so it is set "
+                        "past the largest)\n", store_name(t, r->a), ti.key);
     return 0;
 }
 
@@ -460,13 +466,13 @@ static int run(struct tune *t)
         return CLI_EXIT_RUNTIME;
     if (t->fmt != CLI_FMT_DEFAULT) {
         cli_records_print(stdout, t->fmt, &t->rs);
-        fprintf(stderr, "pageclear: tune wrote %s in %.0f s\n", t->out, secs);
+        fputs("pageclear: tune ", stderr);
+        cli_tune_written(stderr, t->out, secs);
         return 0;
     }
     cli_tune_summary(t->rep, &t->chosen);
     if (!to_stdout)
-        fprintf(t->rep, "wrote %s in %.0f s; the library reads it at start (PAGECLEAR_PROFILE=FILE "
-                        "points elsewhere); 'pageclear check' shows what it gives\n", t->out, secs);
+        cli_tune_written(t->rep, t->out, secs);
     else
         fprintf(t->rep, "took %.0f s\n", secs);
     return 0;
@@ -476,8 +482,6 @@ int cli_tune(int argc, char **argv)
 {
     static struct tune t;
     int rc = parse(argc, argv, &t);
-    if (rc == -2)
-        return 0;
     if (rc != 0)
         return CLI_EXIT_USAGE;
     /* --if-needed decides before anything is set aside or measured; the

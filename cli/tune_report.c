@@ -123,6 +123,25 @@ int cli_profile_path(char *buf, size_t n)
     return 0;
 }
 
+void cli_tune_written(FILE *f, const char *file, double secs)
+{
+    char user[4096], abs[4096];
+    int have_user = cli_profile_path(user, sizeof(user)) == 0;
+    fprintf(f, "wrote %s in %.0f s", file, secs);
+    if (have_user && strcmp(file, user) == 0) {
+        fprintf(f, "; the library reads it at start; 'pageclear check' shows what it gives\n");
+        return;
+    }
+    /* The variable is read in whatever directory a program starts in. */
+    if (realpath(file, abs) == NULL)
+        snprintf(abs, sizeof(abs), "%s", file);
+    fprintf(f, "; the library reads it when told: PAGECLEAR_PROFILE=%s in a program's "
+               "environment", abs);
+    if (have_user)
+        fprintf(f, ", or copy it to %s, where it looks at start", user);
+    fprintf(f, "; 'PAGECLEAR_PROFILE=%s pageclear check' shows what it gives\n", abs);
+}
+
 /* mkdir -p of path's directory. */
 static int make_parent(const char *path)
 {

@@ -28,6 +28,10 @@ void cli_tune_summary(FILE *f, const struct pc_tuning *t);
  * comment saying how it was made; 0, or -1 after a message. */
 int cli_tune_write(const char *dest, const struct pc_tuning *t, int quick, unsigned long runs,
                    double secs);
+/* "wrote FILE in N s" and how the library comes to use it: by itself if
+ * FILE is the user's profile, else through PAGECLEAR_PROFILE or a copy
+ * at the user's path, which it names. */
+void cli_tune_written(FILE *f, const char *file, double secs);
 /* The user's profile: $XDG_CONFIG_HOME/pageclear/profile, else
  * $HOME/.config/pageclear/profile; -1 if neither can be formed. */
 int cli_profile_path(char *buf, size_t n);

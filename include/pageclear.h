@@ -109,8 +109,11 @@ typedef int (*pc_resched_fn)(void *ctx, size_t done, size_t total);
 struct pc_batch {
     /* Bytes per unit; 0 means pc_default_unit(). Any value >= 1 is allowed;
      * page multiples are what the kernel uses and what performs well. Units
-     * of whole pages keep to the page grid: if addr is not page-aligned,
-     * the first unit ends at the next page boundary. */
+     * of whole pages keep to the page grid: if addr is m = addr %
+     * PC_PAGE_SIZE bytes into a page, the first unit is unit - m bytes and
+     * every later one starts on a page boundary (an 8 KiB unit 16 bytes into
+     * a page: units at offsets 0, 8176, 16368, ...). Other units are not
+     * adjusted. */
     size_t unit;
     enum pc_preempt model;
     pc_resched_fn resched; /* may be NULL: units still split the work */

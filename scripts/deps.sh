@@ -144,6 +144,16 @@ sec_rust() {
   need pkg-config apt:pkg-config has pkg-config
   need "cc (C compiler)" apt:gcc,libc6-dev links cc
 }
+# README's and the docs' code blocks (scripts/snippets.py): C against
+# gcc-release's build and its install, Python with numpy, Rust with cargo.
+sec_snippets() {
+  cmake_make; gcc_c
+  need pkg-config apt:pkg-config has pkg-config
+  need "python3 (3.11+, tomllib)" apt:python3 py_has tomllib
+  need -o "numpy (the Python blocks run; without, compiled only)" apt:python3-numpy py_has numpy
+  need -o "Python.h (the Python blocks' extension)" apt:python3-dev py_headers
+  need -o "cargo (the Rust blocks built and run)" "manual:install Rust with rustup, https://rustup.rs" has cargo
+}
 # scripts/release.sh: the packages' tools, and gcc-release's to build and
 # test the source tarball from scratch.
 sec_release() {

@@ -31,8 +31,9 @@ others=(
   "deb|Debian packages (dpkg-buildpackage, nocheck): version, symbols, lintian, contents, unpacked in use"
   "python|pip install . in a fresh venv: wheel contents, mypy --strict, pytest (needs PyPI)"
   "rust|Rust crates: rustfmt, clippy, docs, tests (also via pkg-config on gcc-release's install), cargo package"
+  "snippets|README's and docs/*.md's code blocks, each as its marker says (scripts/snippets.py), on gcc-release's build"
 )
-uses_prefix() { [ "$1" = install ] || [ "$1" = rust ]; }
+uses_prefix() { [ "$1" = install ] || [ "$1" = rust ] || [ "$1" = snippets ]; }
 
 install_deps="" verbose="" list="" names=()
 for a in "$@"; do
@@ -194,6 +195,10 @@ for n in "${chosen[@]}"; do
     deb) script_config deb scripts/test_deb.sh ;;
     python) script_config python scripts/test_python.sh ;;
     rust) script_config rust scripts/test_rust.sh "$prefix" ;;
+    snippets) script_config snippets scripts/snippets.py --build build-test/gcc-release \
+                $(python3 -c "import numpy, os, sysconfig
+assert os.path.exists(sysconfig.get_paths()['include'] + '/Python.h')" 2>/dev/null && echo --python) \
+                $(command -v cargo >/dev/null && echo --rust) ;;
     *) result[$n]="FAILED (test.sh does not know how to run it)"; logof[$n]="" ;;
   esac
 done

@@ -97,7 +97,8 @@ int pci_clear_units(char *addr, size_t len, pci_clear_fn fn,
                     const struct pc_batch *b, size_t *done, size_t total)
 {
     /* Units of whole pages stay on the page grid, as the kernel's do: an
-     * extent starting mid-page gets a short first unit up to the boundary. */
+     * extent m bytes into a page gets a first unit of unit - m bytes, so the
+     * later ones start on page boundaries (pageclear.h, struct pc_batch). */
     size_t first = b->unit;
     size_t mis = (uintptr_t)addr & (PC_PAGE_SIZE - 1);
     if (mis != 0 && b->unit % PC_PAGE_SIZE == 0)

@@ -58,6 +58,11 @@ int pc_clear_cold(void *addr, size_t len)
 static const char *plan_name(enum pci_plan_kind kind, size_t len)
 {
     const struct pci_plan *p = pci_plan_of(kind);
+    /* The last range ends at SIZE_MAX exclusive: the clears never see that
+     * length (pci_check_range), but pc_selected() takes any, and the slot
+     * search would walk past the table. It gets the last range. */
+    if (len == SIZE_MAX)
+        len = SIZE_MAX - 1;
     return pci_impls[p->id[pci_plan_slot(p, len)]].name;
 }
 

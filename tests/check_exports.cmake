@@ -15,7 +15,9 @@ string(REPLACE "\n" ";" lines "${syms}")
 set(exported "")
 set(nodes "")
 foreach(l ${lines})
-  if(l MATCHES "^[0-9a-f]+ A (PAGECLEAR_1\\.[0-9]+)$")
+  # A version node: GNU nm prints "PAGECLEAR_1.0", llvm-nm (which CMake
+  # picks with clang) "PAGECLEAR_1.0@@PAGECLEAR_1.0".
+  if(l MATCHES "^[0-9a-f]+ A (PAGECLEAR_1\\.[0-9]+)(@@PAGECLEAR_1\\.[0-9]+)?$")
     list(APPEND nodes ${CMAKE_MATCH_1})
   elseif(l MATCHES "^[0-9a-f]+ T (pc_[a-z_0-9]+)@@(PAGECLEAR_1\\.[0-9]+)$")
     list(APPEND exported ${CMAKE_MATCH_1})

@@ -15,7 +15,7 @@ expect() { # expect STATUS PATTERN ARGS...
 }
 expect 2 "unknown command" frobnicate
 expect 2 "usage" bogus-top-level
-expect 2 "expected 'memset' or 'clear'" mem
+expect 2 "expected 'memset' or 'clear'" mem memcpy
 expect 2 "invalid size" mem clear -s 12Q
 expect 2 "at least 1 byte" mem clear -s 0
 expect 2 "too large" mem clear -s 99999999999999999999

@@ -35,6 +35,11 @@ else
         bad "tune JSON without streaming stores"
 fi
 grep -q "^format = 1$" "$tmp/prof" || bad "no profile written"
+# A profile elsewhere than the user's path: how to use it, in full.
+grep -qF "PAGECLEAR_PROFILE=$(realpath "$tmp/prof")" "$tmp/tune.err" ||
+    bad "tune -o FILE did not say PAGECLEAR_PROFILE=FILE: $(cat "$tmp/tune.err")"
+grep -qF "copy it to $HOME/.config/pageclear/profile" "$tmp/tune.err" ||
+    bad "tune -o FILE did not name the default path"
 PAGECLEAR_PROFILE="$tmp/prof" "$bin" info > "$tmp/info.txt" 2> "$tmp/info.err"
 grep -q "^profile: .*/prof (in force, named by PAGECLEAR_PROFILE)$" "$tmp/info.txt" ||
     bad "tune's profile is not in force"
@@ -47,7 +52,28 @@ done
 step "tune --quick to the default place, then with that profile in force"
 "$bin" tune --quick -n 2 > "$tmp/tune.txt" 2>&1 || bad "tune (default place) exit $?"
 grep -q "^chose vector_max = " "$tmp/tune.txt" || bad "tune did not say what it chose"
-grep -q "wrote $HOME/.config/pageclear/profile" "$tmp/tune.txt" || bad "tune did not name the file"
+grep -q "wrote $HOME/.config/pageclear/profile .*the library reads it at start" "$tmp/tune.txt" ||
+    bad "tune did not name the file"
+grep -q "PAGECLEAR_PROFILE=" "$tmp/tune.txt" && bad "tune to the default path says to set PAGECLEAR_PROFILE"
+# What tune says it chose is what it wrote: each threshold's "chose KEY =
+# VALUE:" line and the summary against the profile (never "never" for a
+# threshold the profile then sets to a size).
+python3 - "$tmp/tune.txt" "$HOME/.config/pageclear/profile" <<'PY' || bad "tune reported other values than it wrote"
+import re, sys
+def size(s):
+    if s == "never":
+        return s
+    m = re.fullmatch(r"([0-9.]+)([KMGT]?)(?:iB|B)?", s)
+    return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2) or " "))
+text = open(sys.argv[1]).read()
+prof = dict(re.findall(r"^(\w+) = (\S+)$", open(sys.argv[2]).read(), re.M))
+each = re.findall(r"^chose (\w+) = (\S+):", text, re.M)
+summary = re.search(r"^chose (\w+ = \S+(?:, \w+ = \S+)*)$", text, re.M).group(1)
+said = each + [tuple(kv.split(" = ")) for kv in summary.split(", ")]
+assert each and said, text
+for key, value in said:
+    assert size(value) == size(prof[key]), (key, value, prof[key])
+PY
 "$bin" info | grep -q "^profile: .*home/.config/pageclear/profile (in force, the user's)$" ||
     bad "the default profile is not in force"
 "$bin" tune --quick -n 2 -o - > "$tmp/prof2" 2> "$tmp/tune2.err" || bad "tune -o - exit $?"
@@ -117,10 +143,23 @@ assert {r["cache"] for r in recs} == {"warm", "cold", "use"}
 assert "glibc" in {r["function"] for r in recs}
 PY
 
+step "check --quick with no profile"
+PAGECLEAR_PROFILE= "$bin" check --quick -n 1 > "$tmp/check0.txt" || bad "check exit $?"
+grep -q "^# profile: no profile, the built-in thresholds" "$tmp/check0.txt" ||
+    bad "check did not say 'no profile': $(grep '^# profile' "$tmp/check0.txt")"
+
 step "check --quick tables"
 PAGECLEAR_PROFILE="$tmp/prof" "$bin" check --quick -n 2 > "$tmp/check.txt" || bad "check exit $?"
 for h in "## use" "## cold" "## warm" "# profile: .*prof: in force" "# memset: " "short verdict"; do
     grep -q -- "$h" "$tmp/check.txt" || bad "check output lacks '$h'"
+done
+
+# A pointer to profile lines only where a verdict printed one.
+for f in "$tmp/check0.txt" "$tmp/check.txt"; do
+    if grep -q "profile line that would fix it above" "$f" && ! grep -q "faster; profile: " "$f"; then
+        bad "check points to profile lines it did not print"
+    fi
+    grep -q "see the profile lines above" "$f" && bad "check's old pointer"
 done
 
 [ $fail -eq 0 ] && echo "all tune and check checks passed"

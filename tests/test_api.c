@@ -127,6 +127,11 @@ static void test_selected(void)
             CHECK(in.cache != PC_CACHE_NONTEMPORAL);
         }
     }
+    /* Any length is a question pc_selected takes: the largest gets the
+     * last range's primitive (it once read past the plan's table). */
+    CHECK(strcmp(pc_selected(SIZE_MAX), pc_selected(SIZE_MAX - 1)) == 0);
+    CHECK(strcmp(pc_selected_cold(SIZE_MAX), pc_selected_cold(SIZE_MAX - 1)) == 0);
+    CHECK(strcmp(pc_selected_temporal(SIZE_MAX), pc_selected_temporal(SIZE_MAX - 1)) == 0);
 }
 
 static void test_parse_size(void)

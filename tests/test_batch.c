@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_batch.c - batching: the number and sizes of units the callback
- * sees, that each unit clears a prefix in order, cancellation, and each
- * preemption model.
+ * sees, that each unit clears a prefix in order, cancellation, each
+ * preemption model, and the first unit of an extent that starts mid-page.
  */
 #include <errno.h>
 
@@ -46,6 +46,27 @@ static void run(struct guarded *g, size_t len, size_t unit, enum pc_preempt mode
     *w = (struct watch){.buf = g->lo, .len = len, .cancel_at = cancel_at};
     pat_fill(g->lo, g->len);
     *rc = pc_clear_batched(g->lo, len, &b, cleared);
+}
+
+/* An extent off bytes into a page, in units of unit bytes: the offsets
+ * (done) the callback sees, want[0..n). */
+static void unaligned(struct guarded *g, size_t off, size_t unit, size_t len,
+                      const size_t *want, size_t n)
+{
+    struct watch w = {.buf = g->lo + off, .len = len, .cancel_at = SIZE_MAX};
+    struct pc_batch b;
+    size_t cleared;
+    pc_batch_init(&b);
+    b.unit = unit;
+    b.resched = on_resched;
+    b.ctx = &w;
+    pat_fill(w.buf, len);
+    CHECK_EQ(pc_clear_batched(w.buf, len, &b, &cleared), 0);
+    CHECK_EQ(cleared, len);
+    CHECK_EQ(w.calls, n);
+    for (size_t i = 0; i < n; i++)
+        CHECK_EQ(w.dones[i], want[i]);
+    CHECK_EQ(pat_check(w.buf, len, 0, len), SIZE_MAX);
 }
 
 int main(void)
@@ -117,6 +138,17 @@ int main(void)
     CHECK_EQ(rc, 0);
     CHECK_EQ(w.calls, 300);
     CHECK_EQ(pat_check(g.lo, g.len, 0, 300), SIZE_MAX);
+
+    /* The first-unit rule (pageclear.h, struct pc_batch): a unit of whole
+     * pages starting 16 bytes into a page is first 8192 - 16 = 8176 bytes,
+     * so the later ones start on page boundaries; 5 pages: 3 units, the
+     * last 4112 bytes. A unit that is not whole pages is not adjusted. */
+    const size_t grid[] = {0, 8176, 16368};
+    unaligned(&g, 16, 2 * TEST_PAGE, 5 * TEST_PAGE, grid, 3);
+    const size_t plain[] = {0, 5000, 10000, 15000, 20000};
+    unaligned(&g, 16, 5000, 5 * TEST_PAGE, plain, 5);
+    const size_t aligned[] = {0, 8192, 16384};
+    unaligned(&g, 0, 2 * TEST_PAGE, 5 * TEST_PAGE, aligned, 3);
 
     /* No batch, no callback, no cleared pointer: defaults still clear. */
     pat_fill(g.lo, g.len);

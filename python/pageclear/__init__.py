@@ -168,8 +168,11 @@ def clear_batched(
     >>> b[:2000].count(0), b[2000:].count(0)
     (2000, 0)
 
-    (Units that are whole pages keep to the page grid: if ``buf`` does not
-    start on a page boundary, the first unit ends at the next one.)
+    Units of whole pages keep to the page grid: if ``buf`` starts ``m``
+    bytes into a page (``m = address % 4096``), the first unit is
+    ``unit - m`` bytes and every later one starts on a page boundary (an
+    8 KiB unit 16 bytes into a page: callbacks at 0, 8176, 16368, ...).
+    Other units are not adjusted.
     """
     return _pageclear.clear_batched(buf, unit=unit, callback=callback)
 

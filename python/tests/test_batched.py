@@ -26,6 +26,24 @@ def assert_prefix_cleared(buf: bytearray, k: int) -> None:
     assert buf.count(FILL, k) == len(buf) - k
 
 
+def test_first_unit_keeps_to_the_page_grid() -> None:
+    # The documented rule: 16 bytes into a page, 8 KiB units are first
+    # 8192 - 16 bytes, then page-aligned; 5 pages take 3 units.
+    buf = filled(8 * PAGE)
+    skip = (16 - address_of(buf)) % PAGE
+    view = memoryview(buf)[skip : skip + 5 * PAGE]
+    seen: List[int] = []
+
+    def record(done: int, total: int) -> None:
+        seen.append(done)
+
+    assert pageclear.clear_batched(view, unit=2 * PAGE, callback=record) == 5 * PAGE
+    view.release()
+    assert seen == [0, 8176, 16368]
+    assert buf.count(0, skip, skip + 5 * PAGE) == 5 * PAGE
+    assert buf.count(FILL) == len(buf) - 5 * PAGE
+
+
 def test_callback_sees_progress_before_each_unit() -> None:
     n = 10 * PAGE + 123
     buf = filled(n)

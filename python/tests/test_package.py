@@ -178,9 +178,14 @@ def test_bench_runs_small() -> None:
     for want in ("a.fill(0)", "clear(a)", "clear(a, threads=2)", "np.zeros + write",
                  "zeros(threads=0) + write", "zeros(pool=background) + write"):
         assert want in names
+    assert len(names) == len(set(names)), names  # one row per candidate
     for row in out["rows"]:
         assert row["median_s"] > 0 and row["ratio"] > 0 and row["state"]
         assert "target" not in row  # targets are set for 1 GiB / 256 MiB
+        # GB/s is 10^9 bytes per second, as everywhere else in pageclear.
+        assert row["gb_per_s"] == pytest.approx(row["bytes"] / row["median_s"] / 1e9)
+    threads2 = next(r for r in out["rows"] if r["name"] == "clear(a, threads=2)")
+    assert threads2["baseline"] == "clear(a)" and threads2["fill_ratio"] > 0
     assert out["info"]["pageclear"] == pageclear.__version__
 
 
@@ -192,7 +197,9 @@ def test_bench_table_and_errors() -> None:
     )
     assert r.returncode == 0, r.stderr
     assert "median of 1 interleaved repeats" in r.stdout
-    assert "cache state of a.fill(0), clear(a)" in r.stdout
+    assert " GB/s " in r.stdout and "GiB/s" not in r.stdout
+    lines = [ln[2:34].strip() for ln in r.stdout.splitlines() if ln.startswith("  clear(a")]
+    assert len(lines) == len(set(lines)), r.stdout  # no candidate printed twice    assert "cache state of a.fill(0), clear(a)" in r.stdout
     bad = subprocess.run([sys.executable, "-m", "pageclear", "bench", "--size", "lots"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "not a size" in bad.stderr

@@ -9,7 +9,8 @@
 //! iterations, larger ones stream to memory. (The `pageclear` command
 //! measures cold and use-after states too: `pageclear mem ... --cache`.)
 //!
-//! Throughput is bytes per second. Large sizes take few samples on a
+//! Throughput is GB/s (10^9 bytes per second, as everywhere in pageclear:
+//! `BytesDecimal`). Large sizes take few samples on a
 //! flat schedule: a 1 GiB clear is 20-100 ms, so criterion's defaults
 //! (100 samples, growing iteration counts) would take minutes per line.
 //!
@@ -74,7 +75,7 @@ fn faulted(len: usize) -> Vec<u8> {
 /// Sampling for a size: small extents take criterion's defaults, large
 /// ones few samples of one flat iteration count.
 fn configure(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, size: usize) {
-    g.throughput(Throughput::Bytes(size as u64));
+    g.throughput(Throughput::BytesDecimal(size as u64));
     if size >= 64 * MIB {
         g.sampling_mode(SamplingMode::Flat);
         g.sample_size(10);

@@ -162,8 +162,11 @@ where
 ///
 /// Returns the bytes cleared (the slice's length).
 ///
-/// Units of whole pages keep to the page grid: if the slice does not start
-/// on a page boundary, the first unit ends at the first one.
+/// Units of whole pages keep to the page grid: if the slice starts `m`
+/// bytes into a page (`m = address % 4096`), the first unit is `unit - m`
+/// bytes and every later one starts on a page boundary (an 8 KiB unit 16
+/// bytes into a page: `resched` sees 0, 8176, 16368, ...). Other units are
+/// not adjusted.
 ///
 /// # Errors
 /// If `resched` returns `ControlFlow::Break(())`, the clear stops before
@@ -188,7 +191,7 @@ where
 ///     ControlFlow::Continue(())
 /// })?;
 /// // 8 units of 1 MiB; one more if the Vec is not page-aligned (the first
-/// // unit then ends at the first page boundary).
+/// // unit is then 1 MiB less the Vec's offset into its page).
 /// assert_eq!(n, 8 << 20);
 /// assert!(calls == 8 || calls == 9);
 /// assert!(buf.iter().all(|&b| b == 0));
