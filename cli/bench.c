@@ -12,6 +12,9 @@
  *   7. the cache state: warm, cold and use, 4 KiB to the main extent
  *   8. zero against a non-zero byte with the same primitives
  *   9. anon-w-seq on every core: bandwidth, system and user time
+ *  10. time to usable memory: touch, MAP_POPULATE, QEMU's split,
+ *      pc_populate, per page size and thread count (hugetlb pages
+ *      reserved for it and given back)
  * Tables 2, 5, 6 and 9 record each run's system and user CPU time too.
  * Tables go to stdout; --json/--csv print every measurement as a record
  * instead; --plot DIR also writes DIR/results.json and PNG charts.
@@ -36,6 +39,7 @@
 #include "output.h"
 #include "parallel.h"
 #include "pool.h"
+#include "prealloc.h"
 #include "stats.h"
 #include "target.h"
 #include "units.h"
@@ -448,6 +452,9 @@ int cli_bench(int argc, char **argv)
         cli_fill_table(s.size, s.runs, s.fmt, 8, &saved) != 0)
         return CLI_EXIT_RUNTIME;
     cli_anon_table(s.size, s.runs, s.fmt, 9, &saved);
+    /* Where no page size can be measured at all, the table says so; the
+     * suite goes on. */
+    cli_prealloc_bench(s.size, s.runs, 1, NULL, s.fmt, 10, &saved);
     if (!tables(&s))
         cli_records_print(stdout, s.fmt, &saved);
     if (s.plot_dir != NULL && plot(s.plot_dir) != 0)

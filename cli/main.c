@@ -47,6 +47,10 @@ static const struct cli_command commands[] = {
      .help = "init_on_alloc: page-at-a-time, batched, fresh, pool"},
     {.name = "parallel", .run = cli_parallel, .usage = cli_parallel_usage,
      .help = "pc_clear_parallel / pc_populate from 1 to all cores"},
+    {.name = "prealloc", .run = cli_prealloc, .usage = cli_prealloc_usage,
+     .help = "time to usable memory (s/TiB): touch, MAP_POPULATE,\n"
+             "QEMU-style split, pc_populate; every page size\n",
+     .options = "-s SIZE, -n RUNS, -p PAGES, --json"},
     {.name = "check", .run = cli_check, .usage = cli_check_usage,
      .help = "is the selection in force the best here? pc_clear & co.\n"
              "against every primitive and memset, per size and\n"

@@ -363,14 +363,18 @@ PC_API const char *pc_backing_name(enum pc_backing b);
 /* Parallel clear and populate                                               */
 
 /* Zero [addr, addr + len) on up to nthreads threads (nthreads <= 0: one per
- * online CPU). Threads are sized to the work: each gets at least 64 MiB
- * (below that a thread costs more to wake than it saves), so short extents
- * run on the calling thread alone. The threads come from a persistent
- * worker pool and, on machines with several NUMA nodes, are spread over the
- * nodes. Each thread clears a contiguous, page-aligned share with the
- * primitive chosen for the whole extent: on one thread pc_clear's; on
- * several, non-temporal stores from parallel_nt_threshold (see struct
- * pc_host), cache-allocating ones below it. Returns 0 or as pc_clear. */
+ * CPU the calling thread may run on, its affinity mask; no other bound).
+ * Threads are sized to the work: each gets at least 64 MiB (below that a
+ * thread costs more to wake than it saves), so short extents run on the
+ * calling thread alone. The threads come from a persistent worker pool;
+ * on machines with several NUMA nodes they run on the CPUs of the node(s)
+ * the memory is bound to (its memory policy, see pc_populate), else are
+ * spread over the nodes. They take the work in 4 MiB chunks from a shared
+ * cursor, so a slow thread does not hold up the rest. Each chunk is
+ * cleared with the primitive chosen for the whole extent: on one thread
+ * pc_clear's; on several, non-temporal stores from parallel_nt_threshold
+ * (see struct pc_host), cache-allocating ones below it. Returns 0 or as
+ * pc_clear. */
 PC_API int pc_clear_parallel(void *addr, size_t len, int nthreads);
 /* (The worker pool is rebuilt on demand in a child after fork().) */
 
@@ -382,11 +386,47 @@ PC_API int pc_clear_parallel(void *addr, size_t len, int nthreads);
  * (sized as pc_clear_parallel), without changing its contents: with
  * MADV_POPULATE_WRITE where the kernel has it, else by touching each page
  * with an atomic add of zero under a SIGBUS/SIGSEGV guard. addr is rounded
- * down and the end up to PC_PAGE_SIZE. Returns 0, or a negative errno:
- * -EINVAL (bad flags or addr NULL), -EOVERFLOW, -ENOMEM (not mapped, or out
- * of memory), -EFAULT (a page would raise SIGBUS, e.g. the hugetlb pool ran
- * dry, or is not writable). Pages before the failure may stay populated. */
+ * down and the end up to PC_PAGE_SIZE. Where the memory goes: if the
+ * mapping's memory policy (else the process's, as numactl --membind sets
+ * it) binds or prefers nodes, the threads run on those nodes' CPUs within
+ * the affinity mask (all of the mask if none of them is in it); with a
+ * default, local or interleaved policy they are spread over the nodes.
+ * The work is handed out in chunks of 4 MiB, or one page where the
+ * mapping's pages are larger (a hugetlb page is never split between two
+ * threads; no more threads run than there are chunks), and every thread is started and placed before any of them
+ * faults a page. Returns 0, or a negative errno: -EINVAL (bad flags or
+ * addr NULL), -EOVERFLOW, -ENOMEM (not mapped, or out of memory), -EFAULT
+ * (a page would raise SIGBUS, e.g. the hugetlb pool ran dry, or is not
+ * writable). Pages before the failure may stay populated. */
 PC_API int pc_populate(void *addr, size_t len, int nthreads, int flags);
+
+/* One extent for pc_populate_many (since 1.1). */
+struct pc_extent {
+    void *addr;
+    size_t len;
+};
+
+/* Fault the count extents ext[0 .. count) in as pc_populate does each,
+ * together: one set of up to nthreads threads (sized to the total bytes)
+ * shares all of them, each extent's chunks going to threads on its own
+ * memory's nodes first (a VM's memory zones, a heap's per-node arenas, all
+ * at once rather than one after another). size is the size of one array
+ * element as the caller knows struct pc_extent (the macro passes it; the
+ * size contract at the top of this file applies to every element, and the
+ * elements are size bytes apart). Extents of length 0 are skipped (their
+ * addr is not looked at); count == 0 returns 0. All extents are checked
+ * before anything is populated; then nothing is done and the result is:
+ * -EINVAL (bad flags, ext NULL with count > 0, an extent with addr NULL
+ * and len > 0, two extents sharing a byte, or a size below the struct's
+ * as 1.1 has it: addr and len), -E2BIG (bytes of an element past
+ * this library's struct are not zero), -EOVERFLOW (an extent wraps, or
+ * count * size does), -ENOMEM (no memory for the plan). Errors while
+ * populating are pc_populate's, for the first failing extent in array
+ * order; pages may stay populated then. Since 1.1. */
+PC_API int pc_populate_many(const struct pc_extent *ext, size_t size, size_t count,
+                            int nthreads, int flags);
+#define pc_populate_many(ext, count, nthreads, flags) \
+    (pc_populate_many)((ext), sizeof(struct pc_extent), (count), (nthreads), (flags))
 
 /* ------------------------------------------------------------------------ */
 /* Host facts and tunables                                                   */

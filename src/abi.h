@@ -30,6 +30,8 @@
 #define PCI_ABI_MIN_pc_host PCI_ABI_END(pc_host, profile_status)
 #define PCI_ABI_MIN_pc_tuning PCI_ABI_END(pc_tuning, parallel_nt_threshold)
 #define PCI_ABI_MIN_pc_threshold_info PCI_ABI_END(pc_threshold_info, value)
+/* New in 1.1: its first version ends with len. */
+#define PCI_ABI_MIN_pc_extent PCI_ABI_END(pc_extent, len)
 
 /* The largest size taken: a page. The largest struct, pc_host, is under
  * 1 KiB; a size past a page is a wrong argument, not a struct, and

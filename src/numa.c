@@ -52,8 +52,8 @@ int pci_numa_read(const char *root, struct pci_numa *out)
         char *end;
         if (strncmp(e->d_name, "node", 4) != 0)
             continue;
-        strtol(e->d_name + 4, &end, 10);
-        if (end == e->d_name + 4 || *end != '\0')
+        long id = strtol(e->d_name + 4, &end, 10);
+        if (end == e->d_name + 4 || *end != '\0' || id < 0 || id > 1 << 20)
             continue;
         char path[512], line[4096];
         snprintf(path, sizeof(path), "%s/%s/cpulist", root, e->d_name);
@@ -63,7 +63,8 @@ int pci_numa_read(const char *root, struct pci_numa *out)
         int ok = fgets(line, sizeof(line), f) != NULL;
         fclose(f);
         if (ok && pci_parse_cpulist(line, &out->cpus[out->nodes]) > 0)
-            out->nodes++; /* memory-only nodes have no CPUs to place work on */
+            out->id[out->nodes++] = (int)id; /* memory-only nodes have no
+                                                CPUs to place work on */
     }
     closedir(d);
     return out->nodes;

@@ -14,6 +14,7 @@
 #define PCI_NUMA_MAX 64
 struct pci_numa {
     int nodes;
+    int id[PCI_NUMA_MAX]; /* the kernel's node number (nodeN) of each */
     cpu_set_t cpus[PCI_NUMA_MAX];
 };
 /* Read root (normally /sys/devices/system/node); returns nodes found. */

@@ -70,6 +70,12 @@ expect 2 "option '--size=1G' is not for this command" pool --size=1G
 expect 2 "option '--count=4' is not for this command" parallel --count=4
 expect 2 "at least 1 byte" parallel -s 0
 expect 1 "does not fit" parallel -s 1TB -n 1
+expect 2 "unknown option" prealloc --bogus
+expect 2 "at least 4096 bytes" prealloc -s 100
+expect 2 "not a whole number" prealloc -n 0
+expect 2 "invalid page size '3MB'" prealloc -p 4KB,3MB
+expect 1 "no page size could be measured" prealloc -s 1TB -n 1 --no-reserve
+expect 1 "more than half the memory" prealloc -s 1TB -n 1 --json
 expect 1 "does not fit" pool -c 1000000 -n 1
 # Hugetlb pages that are not reserved: a run-time failure that says what to do.
 if [ "$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages 2>/dev/null || echo 0)" = 0 ]; then

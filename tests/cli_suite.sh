@@ -14,11 +14,11 @@ check="python3 $src/tests/check_json.py $schema"
 
 step "default suite, --quick --json"
 "$bin" --quick --json > "$tmp/suite.json" || bad "suite exit $?"
-$check "$tmp/suite.json" --expect units fault hint latency pool parallel states fill anon || bad "suite JSON"
+$check "$tmp/suite.json" --expect units fault hint latency pool parallel states fill anon prealloc || bad "suite JSON"
 
 step "default suite, --quick tables"
 "$bin" bench --quick > "$tmp/suite.txt" || bad "suite tables exit $?"
-for h in "## 1." "## 2." "## 3." "## 4." "## 5." "## 6." "## 7. Cache state" "## 8. Zero" "## 9. anon-w-seq" "stime s" "GB/s"; do
+for h in "## 1." "## 2." "## 3." "## 4." "## 5." "## 6." "## 7. Cache state" "## 8. Zero" "## 9. anon-w-seq" "## 10. Time to usable memory" "Projection, not a measurement" "stime s" "GB/s"; do
     grep -q -- "$h" "$tmp/suite.txt" || bad "table output lacks '$h'"
 done
 cr=$(printf '\r')
@@ -111,6 +111,20 @@ done
 "$bin" parallel -s 160MB -n 2 --csv > "$tmp/par.csv" || bad "parallel exit $?"
 grep -q "^parallel,MAP_POPULATE," "$tmp/par.csv" || bad "parallel lacks the kernel row"
 grep -q "^parallel,pc_clear_parallel,.*,1,GB/s" "$tmp/par.csv" || bad "parallel lacks 1 thread"
+
+step "prealloc command"
+"$bin" prealloc -s 16MB -n 1 --no-reserve --json > "$tmp/pre.json" || bad "prealloc exit $?"
+$check "$tmp/pre.json" --expect prealloc || bad "prealloc JSON"
+python3 - "$tmp/pre.json" <<'PY' || bad "prealloc records"
+import json, sys
+recs = json.load(open(sys.argv[1]))
+rows = {(r["page"], r["function"], r["threads"], r["unit"]) for r in recs}
+for fn in ("touch", "MAP_POPULATE", "qemu-split", "pc_populate"):
+    for unit in ("GB/s", "stime s/TiB", "utime s/TiB"):
+        assert ("4KB", fn, 1, unit) in rows, (fn, unit)
+assert ("4KB", "pc_populate", 2, "GB/s") in rows or len({r["threads"] for r in recs}) == 1
+assert all(r["median"] > 0 for r in recs if r["unit"] == "GB/s")
+PY
 
 step "info and list"
 "$bin" info > "$tmp/info.txt" || bad "info exit $?"

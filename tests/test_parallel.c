@@ -3,14 +3,18 @@
  * test_parallel.c - pc_clear_parallel against the reference at several
  * thread counts, pc_populate on both of its paths (MADV_POPULATE_WRITE and
  * touching), observed through mincore, with contents kept; the error
- * paths of both; and the NUMA node discovery on a made-up sysfs tree.
+ * paths of both; pc_populate_many over several mappings and its refusals;
+ * the real system behind the seam of src/sys.h (policies, page sizes);
+ * and the NUMA node discovery on a made-up sysfs tree.
  */
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "harness.h"
 #include "numa.h"
+#include "sys.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -158,6 +162,125 @@ static void test_populate_errors(void)
     }
 }
 
+/* Several mappings populated in one call: exactly their pages (rounded
+ * out), none between them, contents kept; an empty extent skipped. */
+static void test_populate_many(int flags)
+{
+    const size_t len = 80 * MIB;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != MAP_FAILED && q != MAP_FAILED);
+    madvise(p, len, MADV_NOHUGEPAGE);
+    madvise(q, len, MADV_NOHUGEPAGE);
+    p[70 * MIB + 9] = 42;
+    struct pc_extent e[] = {{p + 100, 10 * MIB},          /* pages 0 .. 2560 */
+                            {NULL, 0},                    /* skipped */
+                            {q, 70 * MIB},                /* a whole part */
+                            {p + 20 * MIB, 1},            /* one page */
+                            {p + 70 * MIB + 9, 5 * MIB - 9}};
+    CHECK_EQ(pc_populate_many(e, 5, 2, flags), 0);
+    CHECK_EQ(resident_pages(p, 10 * MIB + TEST_PAGE), 10 * MIB / TEST_PAGE + 1);
+    CHECK_EQ(resident_pages(p + 10 * MIB + TEST_PAGE, 10 * MIB - TEST_PAGE), 0);
+    CHECK_EQ(resident_pages(p + 20 * MIB, TEST_PAGE), 1);
+    CHECK_EQ(resident_pages(p + 20 * MIB + TEST_PAGE, 50 * MIB - TEST_PAGE), 0);
+    CHECK_EQ(resident_pages(p + 70 * MIB, 5 * MIB), 5 * MIB / TEST_PAGE);
+    CHECK_EQ(resident_pages(p + 75 * MIB, 5 * MIB), 0);
+    CHECK_EQ(resident_pages(q, len), 70 * MIB / TEST_PAGE);
+    CHECK_EQ(p[70 * MIB + 9], 42);
+    CHECK_EQ(p[100], 0);
+    munmap(p, len);
+    munmap(q, len);
+}
+
+/* Bad arrays are refused whole: nothing is populated, not even the good
+ * extents before the bad one. */
+static void test_populate_many_errors(void)
+{
+    const size_t len = 16 * MIB;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != MAP_FAILED);
+    madvise(p, len, MADV_NOHUGEPAGE);
+    struct pc_extent ok = {p, TEST_PAGE};
+    CHECK_EQ(pc_populate_many(NULL, 0, 1, 0), 0);     /* nothing to do */
+    CHECK_EQ(pc_populate_many(&ok, 0, 1, 0), 0);
+    CHECK_EQ(pc_populate_many(NULL, 1, 1, 0), -EINVAL);
+    CHECK_EQ(pc_populate_many(&ok, 1, 1, 0x80), -EINVAL);
+    struct pc_extent null_addr[] = {{p, MIB}, {NULL, 5}};
+    CHECK_EQ(pc_populate_many(null_addr, 2, 1, 0), -EINVAL);
+    struct pc_extent wraps[] = {{p, MIB}, {(void *)(UINTPTR_MAX - 100), 50}};
+    CHECK_EQ(pc_populate_many(wraps, 2, 1, 0), -EOVERFLOW);
+    struct pc_extent overlap[] = {{p + 4 * MIB, MIB}, {p, 4 * MIB + 1}};
+    CHECK_EQ(pc_populate_many(overlap, 2, 1, 0), -EINVAL);
+    struct pc_extent twice[] = {{p, MIB}, {p + 8 * MIB, MIB}, {p, MIB}};
+    CHECK_EQ(pc_populate_many(twice, 3, 1, 0), -EINVAL);
+    /* The size contract, element by element: too small, too large, a
+     * newer caller's element with a field this library does not know. */
+    CHECK_EQ((pc_populate_many)(&ok, sizeof(ok) - 1, 1, 1, 0), -EINVAL);
+    CHECK_EQ((pc_populate_many)(&ok, 2 * TEST_PAGE, 1, 1, 0), -EINVAL);
+    CHECK_EQ((pc_populate_many)(&ok, SIZE_MAX / 2, 4, 1, 0), -EINVAL);
+    CHECK_EQ((pc_populate_many)(&ok, sizeof(ok), SIZE_MAX / 8, 1, 0), -EOVERFLOW);
+    struct { struct pc_extent e; size_t newer; } grown[2] = {{{p, MIB}, 0}, {{p + MIB, MIB}, 7}};
+    CHECK_EQ((pc_populate_many)(&grown[0].e, sizeof(grown[0]), 2, 1, 0), -E2BIG);
+    CHECK_EQ(resident_pages(p, len), 0); /* every refusal left it alone */
+    /* Extents that share a page but no byte are fine; the newer caller
+     * whose unknown fields are zero is taken, at its stride. */
+    struct pc_extent touching[] = {{p + 100, 100}, {p + 200, 100}};
+    CHECK_EQ(pc_populate_many(touching, 2, 1, 0), 0);
+    CHECK_EQ(resident_pages(p, 2 * TEST_PAGE), 1);
+    grown[1].newer = 0;
+    grown[1].e.addr = p + 8 * MIB;
+    CHECK_EQ((pc_populate_many)(&grown[0].e, sizeof(grown[0]), 2, 2, 0), 0);
+    CHECK_EQ(resident_pages(p, 10 * MIB), 2 * MIB / TEST_PAGE);
+    munmap(p, len);
+}
+
+/* The real seam: a mapping bound to node 0 with mbind(2) reads as bound
+ * there, one without a policy as spread (unless the whole process is
+ * bound, as under numactl --membind); base pages are 4 KiB. */
+static void test_real_sys(void)
+{
+    const struct pci_sys *sys = pci_sys();
+    const size_t len = 4 * MIB;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != MAP_FAILED);
+    CHECK_EQ(sys->page_size(p, len), TEST_PAGE);
+    enum pci_policy kind;
+    uint64_t nodes;
+    unsigned long node0 = 1;
+    if (emulated() || syscall(SYS_mbind, p, len, 2 /* MPOL_BIND */, &node0, 64UL, 0) != 0) {
+        puts("skip mbind case (no NUMA support here)");
+    } else {
+        CHECK_EQ(sys->policy(p, &kind, &nodes), 0);
+        CHECK_EQ(kind, PCI_POLICY_BOUND);
+        CHECK_EQ(nodes, 1);
+        CHECK_EQ(pc_populate(p, len, 1, 0), 0);
+        CHECK_EQ(resident_pages(p, len), len / TEST_PAGE);
+    }
+    munmap(p, len);
+    int mode = -1;
+    if (syscall(SYS_get_mempolicy, &mode, NULL, 0UL, NULL, 0UL) == 0 && mode == 0) {
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(p != MAP_FAILED);
+        CHECK_EQ(sys->policy(p, &kind, &nodes), 0);
+        CHECK_EQ(kind, PCI_POLICY_SPREAD);
+        munmap(p, len);
+    }
+    /* A hugetlb mapping's page size, where a 2 MiB page is free. */
+    char *h = emulated() ? MAP_FAILED
+                         : mmap(NULL, 2 * MIB, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    if (h != MAP_FAILED) {
+        CHECK_EQ(sys->page_size(h, 2 * MIB), 2 * MIB);
+        munmap(h, 2 * MIB);
+        puts("ok   hugetlb mapping: 2 MiB pages seen");
+    } else {
+        puts("skip hugetlb page size (no free 2 MiB page)");
+    }
+    cpu_set_t set;
+    CHECK_EQ(sys->affinity(&set), 0);
+    CHECK(CPU_COUNT(&set) >= 1);
+}
+
 static void test_numa(void)
 {
     cpu_set_t set;
@@ -232,7 +355,12 @@ int main(void)
     else
         test_populate(0);
     test_populate(PC_POPULATE_TOUCH);
+    if (!emulated())
+        test_populate_many(0);
+    test_populate_many(PC_POPULATE_TOUCH);
     test_populate_errors();
+    test_populate_many_errors();
+    test_real_sys();
     test_numa();
     puts("ok");
     return 0;

@@ -48,6 +48,7 @@ __all__ = [
     "clear_hint",
     "host",
     "populate",
+    "populate_many",
     "primitives",
     "selected",
     "selected_cold",
@@ -199,6 +200,30 @@ def populate(buf: Buffer, *, threads: int = 0) -> None:
     b'hello'
     """
     _pageclear.populate(buf, threads=threads)
+
+
+def populate_many(bufs: Sequence[Buffer], *, threads: int = 0) -> None:
+    """Fault every buffer of ``bufs`` in for writing, together; contents kept.
+
+    As :func:`populate` for each, in one call of the library's
+    ``pc_populate_many`` (libpageclear 1.1): one set of up to ``threads``
+    threads (0, the default: one per CPU the process may use) shares all
+    of them, and on a NUMA machine each buffer's pages are faulted by
+    threads on the node its memory is bound to. Empty buffers are skipped.
+    Every buffer is checked before any is populated.
+
+    Raises:
+        ValueError: a negative ``threads``, a view with gaps, or two
+            buffers sharing memory.
+        BufferError: a buffer is read-only.
+        TypeError: ``bufs`` is not a sequence.
+        OSError: the memory cannot be faulted in (``errno`` says why).
+
+    >>> import mmap
+    >>> zones = [mmap.mmap(-1, 1 << 20) for _ in range(3)]
+    >>> populate_many(zones, threads=2)
+    """
+    _pageclear.populate_many(bufs, threads=threads)
 
 
 def selected(n: int) -> str:

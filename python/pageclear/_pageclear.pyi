@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """Type information for the C extension module (see pageclear/__init__.py)."""
 
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 __version__: str
 PAGE_SIZE: int
@@ -20,6 +20,7 @@ def clear_batched(
     callback: Optional[Callable[[int, int], Optional[bool]]] = None,
 ) -> int: ...
 def populate(buf: Any, *, threads: int = 0) -> None: ...
+def populate_many(bufs: Sequence[Any], *, threads: int = 0) -> None: ...
 
 class _Block:
     @property

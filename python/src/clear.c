@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * clear.c - clear, clear_hint, clear_batched and populate on any writable
- * buffer.
+ * clear.c - clear, clear_hint, clear_batched, populate and populate_many
+ * on any writable buffer.
  *
  * Every call takes the buffer with PyObject_GetBuffer(PyBUF_WRITABLE), so a
  * read-only object is refused before a byte is written, and holds that
@@ -342,6 +342,54 @@ static PyObject *py_populate(PyObject *self, PyObject *args, PyObject *kw)
     Py_RETURN_NONE;
 }
 
+/* populate_many(bufs, *, threads=0): every buffer of the sequence, writable
+ * and contiguous, populated in one pc_populate_many call. */
+static PyObject *py_populate_many(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"bufs", "threads", NULL};
+    PyObject *seq_obj, *threads_obj = NULL;
+    int threads = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:populate_many", kwlist, &seq_obj,
+                                     &threads_obj))
+        return NULL;
+    if (threads_obj != NULL && pci_py_threads(threads_obj, "populate_many", &threads) < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(seq_obj, "populate_many: bufs must be a sequence of "
+                                             "buffers");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), got = 0;
+    Py_buffer *v = PyMem_Calloc(n ? (size_t)n : 1, sizeof(*v));
+    struct pc_extent *e = PyMem_Calloc(n ? (size_t)n : 1, sizeof(*e));
+    int ret = 0, ok = v != NULL && e != NULL;
+    if (!ok)
+        PyErr_NoMemory();
+    for (; ok && got < n; got++) {
+        if (get_buffer(PySequence_Fast_GET_ITEM(seq, got), &v[got], "populate_many", 1) < 0)
+            ok = 0;
+        else
+            e[got] = (struct pc_extent){v[got].buf, (size_t)v[got].len};
+    }
+    if (!ok)
+        got--; /* the one that failed holds no buffer */
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        ret = pc_populate_many(e, (size_t)n, threads, 0);
+        Py_END_ALLOW_THREADS
+    }
+    for (Py_ssize_t i = 0; i < got; i++)
+        PyBuffer_Release(&v[i]);
+    PyMem_Free(v);
+    PyMem_Free(e);
+    Py_DECREF(seq);
+    if (!ok)
+        return NULL;
+    if (ret < 0)
+        return pci_py_error(ret, "pc_populate_many");
+    Py_RETURN_NONE;
+}
+
 PyMethodDef pci_py_clear_methods[] = {
     {"clear", PCI_PY_KW(py_clear), METH_VARARGS | METH_KEYWORDS,
      "clear(buf, *, threads=1, cold=False): zero a writable buffer."},
@@ -354,5 +402,8 @@ PyMethodDef pci_py_clear_methods[] = {
     {"populate", PCI_PY_KW(py_populate), METH_VARARGS | METH_KEYWORDS,
      "populate(buf, *, threads=0): fault buf in for writing, contents "
      "kept."},
+    {"populate_many", PCI_PY_KW(py_populate_many), METH_VARARGS | METH_KEYWORDS,
+     "populate_many(bufs, *, threads=0): populate every buffer of bufs "
+     "together (since 1.1)."},
     {NULL, NULL, 0, NULL},
 };

@@ -309,6 +309,16 @@ pub struct pc_threshold_info {
     pub value: usize,
 }
 
+/// `struct pc_extent`: one extent for `pc_populate_many` (since 1.1).
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct pc_extent {
+    /// Start of the extent.
+    pub addr: *mut c_void,
+    /// Its length in bytes.
+    pub len: usize,
+}
+
 unsafe extern "C" {
     /// Library version as "MAJOR.MINOR.PATCH".
     pub fn pc_version() -> *const c_char;
@@ -383,6 +393,15 @@ unsafe extern "C" {
     pub fn pc_clear_parallel(addr: *mut c_void, len: usize, nthreads: c_int) -> c_int;
     /// Fault in for writing without changing the contents.
     pub fn pc_populate(addr: *mut c_void, len: usize, nthreads: c_int, flags: c_int) -> c_int;
+    /// Fault in `count` extents together; `size` is `size_of::<pc_extent>()`
+    /// (since 1.1, symbol version `PAGECLEAR_1.1`).
+    pub fn pc_populate_many(
+        ext: *const pc_extent,
+        size: usize,
+        count: usize,
+        nthreads: c_int,
+        flags: c_int,
+    ) -> c_int;
 
     /// Fill `*h` (of `size` bytes) with the host facts and thresholds in
     /// force.

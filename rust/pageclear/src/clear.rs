@@ -206,3 +206,43 @@ pub fn populate(buf: &mut [u8], threads: usize) -> Result<(), Error> {
     let rc = unsafe { sys::pc_populate(buf.as_mut_ptr().cast(), buf.len(), c_threads(threads), 0) };
     Error::check(rc)
 }
+
+/// Fault every slice of `bufs` in for writing, together, on up to `threads`
+/// threads (0: one per CPU the process may use), contents kept: as
+/// [`populate`] for each, in one call (libpageclear 1.1's
+/// `pc_populate_many`). On a NUMA machine each slice's pages are faulted
+/// by threads on the node its memory is bound to, all slices at once.
+/// Empty slices are skipped.
+///
+/// # Errors
+/// As [`populate`]; every slice is checked before any is populated.
+///
+/// ```
+/// let mut a = vec![1u8; 8 << 20];
+/// let mut b = vec![2u8; 4 << 20];
+/// pageclear::populate_many(&mut [&mut a[..], &mut b[..]], 2)?;
+/// assert!(a.iter().all(|&x| x == 1) && b.iter().all(|&x| x == 2));
+/// # Ok::<(), pageclear::Error>(())
+/// ```
+pub fn populate_many(bufs: &mut [&mut [u8]], threads: usize) -> Result<(), Error> {
+    let ext: Vec<sys::pc_extent> = bufs
+        .iter_mut()
+        .map(|b| sys::pc_extent {
+            addr: b.as_mut_ptr().cast(),
+            len: b.len(),
+        })
+        .collect();
+    // SAFETY: every slice is valid and exclusively borrowed (so no two
+    // overlap); the library changes no byte's value, as for populate. The
+    // array's element size is ours, as the size contract asks.
+    let rc = unsafe {
+        sys::pc_populate_many(
+            ext.as_ptr(),
+            core::mem::size_of::<sys::pc_extent>(),
+            ext.len(),
+            c_threads(threads),
+            0,
+        )
+    };
+    Error::check(rc)
+}

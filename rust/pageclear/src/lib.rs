@@ -14,7 +14,7 @@
 //!   cancel), as the kernel's resched points;
 //! - [`clear_hint`]: the pages about to be touched are cleared last, so
 //!   they are still in cache;
-//! - [`clear_parallel`] and [`populate`] on several threads;
+//! - [`clear_parallel`], [`populate`] and [`populate_many`] on several threads;
 //! - [`Pool`]: zeroed pages on demand (init-on-alloc, init-on-free or a
 //!   background worker), with huge-page backing where it can be had;
 //! - [`host`], [`selected`], [`primitives`], [`Tuning`]: what was detected
@@ -63,6 +63,7 @@ mod serve;
 pub use batch::{Batch, Preempt, clear_batched, clear_hint_batched};
 pub use clear::{
     clear, clear_cold, clear_hint, clear_parallel, clear_uninit, clear_zeroable, populate,
+    populate_many,
 };
 pub use error::{Error, ErrorKind};
 pub use host::{

@@ -258,6 +258,49 @@ fn populate_faults_in_a_fresh_mapping() {
 }
 
 #[test]
+fn populate_many_faults_in_parts_of_a_mapping_and_nothing_between() {
+    let len = 16 << 20;
+    // SAFETY: a fresh private anonymous mapping, unmapped below.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(p, libc::MAP_FAILED);
+    // SAFETY: p is a mapping of len bytes, owned by this test.
+    unsafe { libc::madvise(p, len, libc::MADV_NOHUGEPAGE) };
+    let resident = |off: usize, n: usize| {
+        let mut v = vec![0u8; n / PAGE];
+        // SAFETY: [p + off, p + off + n) lies in the mapping; one byte a page.
+        assert_eq!(
+            unsafe { libc::mincore(p.cast::<u8>().add(off).cast(), n, v.as_mut_ptr()) },
+            0
+        );
+        v.iter().filter(|&&b| b & 1 != 0).count()
+    };
+    // SAFETY: the mapping is readable and writable, owned by this test.
+    let s = unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) };
+    s[(9 << 20) + 3] = 7;
+    let (a, rest) = s.split_at_mut(4 << 20);
+    let (_, rest) = rest.split_at_mut(4 << 20);
+    let (b, _) = rest.split_at_mut(2 << 20);
+    pageclear::populate_many(&mut [a, &mut [], b], 2).unwrap();
+    assert_eq!(resident(0, 4 << 20), (4 << 20) / PAGE);
+    assert_eq!(resident(4 << 20, 4 << 20), 0, "nothing between the slices");
+    assert_eq!(resident(8 << 20, 2 << 20), (2 << 20) / PAGE);
+    assert_eq!(resident(10 << 20, 6 << 20), 0, "nothing after them");
+    assert_eq!(s[(9 << 20) + 3], 7, "contents kept");
+    pageclear::populate_many(&mut [], 0).unwrap();
+    // SAFETY: unmapping what was mapped above; s is not used after.
+    assert_eq!(unsafe { libc::munmap(p, len) }, 0);
+}
+
+#[test]
 fn threads_clear_disjoint_parts_of_one_buffer() {
     let mut buf = vec![0xEEu8; 48 << 20];
     let chunks: Vec<&mut [u8]> = buf.chunks_mut((4 << 20) + 13).collect();

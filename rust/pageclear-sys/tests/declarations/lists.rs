@@ -62,6 +62,7 @@ structs! {
         key: *const c_char, env: *const c_char, description: *const c_char, min: usize,
         max: usize, never: c_int, dflt: usize, value: usize,
     }
+    pc_extent { addr: *mut c_void, len: usize }
 }
 
 /// Structs used through pointers only.
@@ -170,6 +171,7 @@ functions! {
     fn pc_backing_name(pc_backing) -> *const c_char;
     fn pc_clear_parallel(*mut c_void, usize, c_int) -> c_int;
     fn pc_populate(*mut c_void, usize, c_int, c_int) -> c_int;
+    fn pc_populate_many(*const pc_extent, usize, usize, c_int, c_int) -> c_int;
     fn pc_host_get(*mut pc_host, usize) -> c_int;
     fn pc_tuning_defaults(*mut pc_tuning, usize) -> c_int;
     fn pc_threshold_info(c_int, *mut pc_threshold_info, usize) -> c_int;
