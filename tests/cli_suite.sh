@@ -117,7 +117,7 @@ step "prealloc command"
 $check "$tmp/pre.json" --expect prealloc || bad "prealloc JSON"
 python3 - "$tmp/pre.json" <<'PY' || bad "prealloc records"
 import json, sys
-recs = json.load(open(sys.argv[1]))
+recs = json.load(open(sys.argv[1]))["records"]
 rows = {(r["page"], r["function"], r["threads"], r["unit"]) for r in recs}
 for fn in ("touch", "MAP_POPULATE", "qemu-split", "pc_populate"):
     for unit in ("GB/s", "stime s/TiB", "utime s/TiB"):
