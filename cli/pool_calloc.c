@@ -57,16 +57,33 @@ static int measure_row(int i, unsigned long runs, double *v, struct calloc_row *
         pc_pool_destroy(pool);
         return -1;
     }
+    /* Each round's CPU time before [0, runs) and after [runs, 2 runs):
+     * results record it for the pool's rows (the system time is the
+     * kernel's write-protect and scan work). */
+    struct cli_cpu *cpu = calloc(2 * runs, sizeof(*cpu));
+    if (cpu == NULL) {
+        snprintf(err, errn, "%s", strerror(ENOMEM));
+        pc_pool_free(pool, a);
+        pc_pool_destroy(pool);
+        return -1;
+    }
     struct pc_pool_stats s0, s1;
     for (unsigned long r = 0; r <= runs && a != NULL; r++) {
         memset(a, (int)(r % 255) + 1, CALLOC_WRITTEN); /* the owner's write */
         if (r == 1)
             pc_pool_stats(pool, &s0);
+        struct cli_cpu before, after;
+        cli_cpu_now(&before);
         uint64_t t0 = cli_now_ns();
         pc_pool_free(pool, a);
         a = pc_pool_alloc(pool, CALLOC_SIZE);
-        if (r > 0)
-            v[r - 1] = (double)(cli_now_ns() - t0) / 1e6; /* ms, as recorded */
+        uint64_t t1 = cli_now_ns();
+        cli_cpu_now(&after);
+        if (r > 0) {
+            v[r - 1] = (double)(t1 - t0) / 1e6; /* ms, as recorded */
+            cpu[r - 1] = before;
+            cpu[runs + r - 1] = after;
+        }
     }
     int failed = a == NULL;
     if (failed)
@@ -75,8 +92,11 @@ static int measure_row(int i, unsigned long runs, double *v, struct calloc_row *
     out->backing = pc_backing_name(s1.backing);
     out->cleared = (s1.cleared_bytes - s0.cleared_bytes) / runs;
     pc_pool_destroy(pool);
-    if (!failed)
+    if (!failed) {
         cli_stats(v, runs, &out->st);
+        cli_stats_cpu(&out->st, cpu, cpu + runs);
+    }
+    free(cpu);
     return failed ? -1 : 0;
 }
 
