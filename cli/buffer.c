@@ -60,9 +60,9 @@ size_t cli_page_bytes(enum cli_page p)
     }
 }
 
-static long read_long(const char *path)
+long cli_read_long(const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     long v = -1;
     if (f != NULL) {
         if (fscanf(f, "%ld", &v) != 1)
@@ -92,7 +92,7 @@ static void hugetlb_advice(size_t need_pages, enum cli_page p, char *err,
     const char *dir = p == CLI_PAGE_1G ? "hugepages-1048576kB" : "hugepages-2048kB";
     char path[128];
     snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages", dir);
-    long free_pages = read_long(path);
+    long free_pages = cli_read_long(path);
     snprintf(err, errlen,
              "not enough %s hugetlb pages: need %zu, %ld free; reserve them with "
              "'echo %zu > /sys/kernel/mm/hugepages/%s/nr_hugepages' (as root; "

@@ -30,5 +30,8 @@ int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int flags,
 void cli_buf_unmap(struct cli_buf *b);
 /* Bytes of memory available (MemAvailable), 0 if unknown. */
 size_t cli_mem_available(void);
+/* The number a file such as /sys/kernel/mm/hugepages/.../free_hugepages
+ * starts with, or -1 if it cannot be read. */
+long cli_read_long(const char *path);
 
 #endif

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buffer.h"
 #include "hugetlb.h"
 
 static const char *dir_of(enum cli_page p)
@@ -27,15 +28,8 @@ static const char *dir_of(enum cli_page p)
 static long read_count(enum cli_page p, const char *name)
 {
     char path[128];
-    long v = -1;
     snprintf(path, sizeof(path), "%s/%s", dir_of(p), name);
-    FILE *f = fopen(path, "r");
-    if (f != NULL) {
-        if (fscanf(f, "%ld", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
-    return v;
+    return cli_read_long(path);
 }
 
 /* With open() and write() only: it also runs in the signal handler. */
