@@ -18,7 +18,7 @@ bin="$(realpath "$1")"
 gib="${2:-4}"
 runs="${3:-5}"
 hp=/sys/kernel/mm/hugepages/hugepages-2048kB
-command -v qemu-system-x86_64 >/dev/null || { echo "no qemu-system-x86_64 (apt-get install qemu-system-x86)"; exit 77; }
+command -v qemu-system-x86_64 >/dev/null || { echo "no qemu-system-x86_64 (scripts/deps.sh serve-qemu installs it)"; exit 77; }
 tmp="$(mktemp -d /tmp/pc-serve-qemu.XXXXXX)"
 old=$(cat "$hp/nr_hugepages")
 pid=
