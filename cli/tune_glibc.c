@@ -42,8 +42,10 @@
 #include "tune_report.h"
 #include "units.h"
 
-/* Each run clears at least this much (tune's own figure: a few ms). */
-#define BYTES_PER_RUN (64 * MIB)
+/* Each run clears at least this much: 2 ms at the 120-180 GB/s of a
+ * warm 8-16 KiB memset here (tune's own 64 MiB gave a 15-20% noise
+ * there), 30-60 ms cold. */
+#define BYTES_PER_RUN (256 * MIB)
 /* Runs per size and state: each is a request to either process, and a
  * `use` run at 128 MiB takes ~0.1 s with the eviction it needs; 7 keep
  * the paired ratios' standard error near 4% at this guest's spread. */
