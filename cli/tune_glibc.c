@@ -216,9 +216,10 @@ static int measure_point(struct child ch[2], unsigned long runs, struct cli_gt_p
     return 0;
 }
 
-/* Up to k powers of two in [lo, hi) and at most SIZE_CAP: the last, then
- * the first, then one between (the sizes whose memset the setting
- * changes, nearest the new threshold first when it is the lower end). */
+/* Up to k of the powers of two in [lo, hi), at most SIZE_CAP: the
+ * sizes whose memset the setting changes (one of lo and hi is the
+ * tunable's value now, the other tune's). The largest, then the
+ * smallest, then one between. */
 static size_t pick_sizes(size_t lo, size_t hi, size_t k, size_t *out)
 {
     size_t p2[64], n = 0;
