@@ -45,8 +45,8 @@
 #include "tune_report.h"
 #include "units.h"
 
-/* ~2-6 ms per run at 10-30 GB/s: above the clock's resolution by far, and
- * 3 primitives x 3 states x 17 sizes x 16 runs stay within a minute. */
+/* ~2-6 ms per run at 10-30 GB/s: above the clock's resolution by far; 3
+ * primitives and memset x 3 states x 17 sizes x 16 runs: durations.h. */
 #define BYTES_PER_RUN (64 * MIB)
 /* The medians' standard error falls with the square root of the runs:
  * 15 runs put it near 3% with this guest's ~10% run-to-run spread, and
