@@ -4,21 +4,27 @@
  * command's help, pageclear(1), README.md and docs/tuning.md take it from
  * (tests/check_durations.py holds the docs to these strings).
  *
- * The figures are for a quiet 2-core machine. Full tune and check:
- * docs/measurements.md records 24 s for `pageclear tune -o FILE` and 110 s
- * for `pageclear check` on the Zen 4 guest. --quick takes 5 runs to the
- * full run's 15, at fewer sizes: a third of it or less. On a busy machine
- * it takes several times longer: `flock /tmp/pageclear-bench.lock
- * /usr/bin/time pageclear tune --quick -o FILE` on the Xeon guest took
- * 35 s wall (29 s of CPU) with the load average at 5, and 187 s and 238 s
- * with it at 15 (other test suites running beside it). Remeasure on a
- * quiet machine before changing these; the docs follow the test.
+ * The figures are for a quiet 2-core machine, measured on the Intel Xeon
+ * guest (family 6 model 207, LLC 260 MiB shared; load average 1.1, no
+ * other benchmark running) on 2026-11-23, three runs each with
+ * `flock /tmp/pageclear-bench.lock /usr/bin/time -f '%e s wall, %U+%S cpu'
+ * pageclear tune [--quick] -o FILE`: full 161.1, 160.2 and 161.8 s wall
+ * (about 152+16 s of CPU), --quick 37.8, 32.8 and 40.8 s (28-34+6-8 s of
+ * CPU); tune then also timed memset beside the primitives (preload_min)
+ * and under GLIBC_TUNABLES. Every cold and use run reads twice the LLC
+ * to evict it: 520 MiB here, 64 MiB on the Zen 4 guest (L3 32 MiB), where
+ * a full tune took 24 s before those additions (docs/measurements.md). Full
+ * `pageclear check`: 110 s on the Zen 4 guest. On a busy machine it takes
+ * several times longer: `pageclear tune --quick` on the Xeon guest took
+ * 187 s and 238 s with the load average at 15 (other test suites beside
+ * it). Remeasure on a quiet machine before changing these; the docs
+ * follow the test.
  */
 #ifndef PAGECLEAR_CLI_DURATIONS_H
 #define PAGECLEAR_CLI_DURATIONS_H
 
-#define CLI_TUNE_TIME "about 30 s"
-#define CLI_TUNE_QUICK_TIME "about 10 s"
+#define CLI_TUNE_TIME "about 3 min"
+#define CLI_TUNE_QUICK_TIME "about 40 s"
 #define CLI_CHECK_TIME "about 2 min"
 
 #endif

@@ -7,7 +7,10 @@
  * under another glibc (started through that glibc's ld.so) names that
  * glibc's thresholds, not the system's.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
@@ -73,4 +76,42 @@ size_t cli_libc_tunables(char *buf, size_t n)
     }
     pclose(p);
     return lines;
+}
+
+int cli_exec_self(char *const argv[])
+{
+    char ld[1024], self[PATH_MAX], ldreal[PATH_MAX];
+    loader_path(ld, sizeof(ld));
+    ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (k > 0 && *ld != '\0' && realpath(ld, ldreal) != NULL) {
+        self[k] = '\0';
+        if (strcmp(self, ldreal) == 0) {
+            /* Started as `ld.so PROGRAM ...` (another glibc's loader, as
+             * tools/newer-glibc.sh does): that loader again, with its own
+             * directory first in the search path (else it would load the
+             * system's C library), then LD_LIBRARY_PATH, as it was
+             * started; argv[0] is the program as it was named. */
+            char libs[4096], *slash = strrchr(ld, '/');
+            const char *llp = getenv("LD_LIBRARY_PATH");
+            snprintf(libs, sizeof(libs), "%.*s%s%s", (int)(slash - ld), ld,
+                     llp && *llp ? ":" : "", llp && *llp ? llp : "");
+            size_t n = 0;
+            while (argv[n] != NULL)
+                n++;
+            char **a = calloc(n + 4, sizeof(*a));
+            if (a == NULL)
+                return -ENOMEM;
+            a[0] = ld;
+            a[1] = "--library-path";
+            a[2] = libs;
+            for (size_t i = 0; i < n; i++)
+                a[3 + i] = argv[i];
+            execv(ld, a);
+            int e = errno;
+            free(a);
+            return -e;
+        }
+    }
+    execv("/proc/self/exe", argv);
+    return -errno;
 }

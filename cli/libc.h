@@ -11,5 +11,10 @@ const char *cli_libc_version(void);
  * them (ld.so --list-tunables), one "name: value ..." line each, into
  * buf; returns the number of lines, 0 if they cannot be had. */
 size_t cli_libc_tunables(char *buf, size_t n);
+/* Run this program again (execv) with argv, under the loader it runs
+ * under: /proc/self/exe, or, when that is a dynamic loader started by
+ * hand (`ld.so --library-path DIR PROGRAM`), that loader with its own
+ * directory as the library path. Returns only on failure: -errno. */
+int cli_exec_self(char *const argv[]);
 
 #endif

@@ -14,6 +14,8 @@
  *   cold_nt_threshold      the same for pc_clear_cold; cold
  *   parallel_nt_threshold  the same with every core clearing its share at
  *                          once (pc_clear_parallel); use, warm
+ *   preload_min            the C library's memset vs pc_clear, from
+ *                          nt_threshold on; use, warm (tune_preload.c)
  * Runs are interleaved; the table behind each choice is printed with it.
  */
 #include <errno.h>
@@ -38,11 +40,13 @@
 #include "target.h"
 #include "tune_parallel.h"
 #include "tune_clean.h"
+#include "tune_glibc.h"
+#include "tune_preload.h"
 #include "tune_report.h"
 #include "units.h"
 
-/* ~2-6 ms per run at 10-30 GB/s: above the clock's resolution by far, and
- * 3 primitives x 3 states x 17 sizes x 16 runs stay within a minute. */
+/* ~2-6 ms per run at 10-30 GB/s: above the clock's resolution by far; 3
+ * primitives and memset x 3 states x 17 sizes x 16 runs: durations.h. */
 #define BYTES_PER_RUN (64 * MIB)
 /* The medians' standard error falls with the square root of the runs:
  * 15 runs put it near 3% with this guest's ~10% run-to-run spread, and
@@ -65,11 +69,12 @@ enum store {
     STORE_STRING, /* the string instruction: every host has one */
     STORE_VECTOR, /* vector stores, where the host has them */
     STORE_STREAM, /* streaming stores, where the host has them */
+    STORE_MEMSET, /* not the selection's: the C library's memset */
     STORE_TEMPORAL /* not a primitive: what runs below a streaming
                       threshold, vector stores below vector_max and the
                       string instruction from it */
 };
-#define NSTORES 3 /* the primitives among them */
+#define NSTORES 4 /* the functions among them */
 
 /* How a threshold is measured: store a runs below it, b from it, in the
  * states (with the tolerances) of the contract it governs. */
@@ -79,6 +84,8 @@ struct recipe {
     size_t span;          /* the grid's sizes up to span (0: all of them) */
     int above_vector_max; /* candidates from vector_max up: below it vector
                              stores run whatever this threshold says */
+    int from_nt;          /* candidates from nt_threshold up, the only sizes
+                             measured, decided by tune_preload.c */
     int all_cores;        /* every core clearing its share at once, over
                              extents of its own (shares of 64 MiB and up,
                              where pc_clear_parallel uses several threads) */
@@ -102,9 +109,10 @@ static const struct recipe recipes[PC_NTHRESHOLDS] = {
     [PC_THRESHOLD_PARALLEL_NT] = {.a = STORE_STRING, .b = STORE_STREAM,
                                   .contract = CLI_CONTRACT_CLEAR, .all_cores = 1,
                                   .fallback = PC_THRESHOLD_NT},
-    /* memset against pc_clear: not primitives; defaults.c's rule applies */
-    [PC_THRESHOLD_PRELOAD_MIN] = {.fallback = FALLBACK_DEFAULT,
-                                  .unmeasured = "memset is not one of tune's primitives"},
+    /* from nt_threshold pc_clear runs streaming stores; never below it */
+    [PC_THRESHOLD_PRELOAD_MIN] = {.a = STORE_MEMSET, .b = STORE_STREAM,
+                                  .contract = CLI_CONTRACT_CLEAR, .from_nt = 1,
+                                  .fallback = PC_THRESHOLD_NT},
 };
 
 #define MAX_SHARES 4
@@ -119,7 +127,7 @@ struct tune {
     /* the run */
     FILE *rep;                    /* the tables: stdout, or stderr when the
                                      profile goes to stdout */
-    struct cli_fn fns[NSTORES];   /* the primitives measured */
+    struct cli_fn fns[NSTORES];   /* the functions measured */
     size_t nfn;
     size_t fn[NSTORES];           /* each store's index in fns; SIZE_MAX:
                                      the host has none */
@@ -225,6 +233,7 @@ static int pick_primitives(struct tune *t)
     want[STORE_STRING] = pc_impl_find(roles.string);
     want[STORE_VECTOR] = pc_impl_find(roles.vector);
     want[STORE_STREAM] = pc_impl_find(roles.stream);
+    want[STORE_MEMSET] = -1; /* not a primitive: added below */
     if (want[STORE_VECTOR] == want[STORE_STRING] || t->dflt.vector_max == 0)
         want[STORE_VECTOR] = -1;
     if (want[STORE_STREAM] == want[STORE_STRING] ||
@@ -240,6 +249,8 @@ static int pick_primitives(struct tune *t)
                 t->fn[s] = t->nfn;
                 t->fns[t->nfn++] = all[i];
             }
+    if (cli_fn_find("glibc", &t->fns[t->nfn]) == 0)
+        t->fn[STORE_MEMSET] = t->nfn++;
     if (t->fn[STORE_STRING] == SIZE_MAX) { /* the selection runs only what the host can */
         cli_error("tune: the selection's primitive %s is not runnable here", roles.string);
         return -1;
@@ -301,6 +312,12 @@ static const char *unmeasurable(const struct tune *t, const struct recipe *r)
         return "no vector stores here";
     if ((r->a == STORE_STREAM || r->b == STORE_STREAM) && t->fn[STORE_STREAM] == SIZE_MAX)
         return "no streaming stores here";
+    if (r->from_nt && t->fn[STORE_MEMSET] == SIZE_MAX)
+        return "no C library memset to measure";
+    if (r->from_nt && t->chosen.nt_threshold == PC_NEVER)
+        return "pc_clear never streams";
+    if (r->from_nt && t->chosen.nt_threshold > t->sizes[t->nsize - 1])
+        return "nt_threshold lies above the sizes measured";
     if (r->all_cores && t->threads < 2)
         return "one CPU";
     if (r->all_cores && t->nshare == 0)
@@ -320,18 +337,21 @@ static size_t fn_at(const struct tune *t, enum store s, size_t i)
 /* x's figures for recipe r from the grid. */
 static void from_grid(const struct tune *t, const struct recipe *r, struct cli_xover *x)
 {
-    x->sizes = t->sizes;
+    size_t off = 0; /* from_nt: the sizes below nt_threshold are not x's */
+    while (r->from_nt && off < t->nsize && t->sizes[off] < t->chosen.nt_threshold)
+        off++;
+    x->sizes = t->sizes + off;
     x->n = 0;
-    while (x->n < t->nsize && (r->span == 0 || t->sizes[x->n] <= r->span))
+    while (off + x->n < t->nsize && (r->span == 0 || x->sizes[x->n] <= r->span))
         x->n++;
     while (r->above_vector_max && x->first < x->n && t->sizes[x->first] < t->chosen.vector_max)
         x->first++;
     for (size_t i = 0; i < x->n; i++)
         for (int c = 0; c < CLI_NCACHE; c++) {
-            const struct cli_stats *sa = cli_grid_at(&t->grid, i, (enum cli_cache)c,
-                                                      fn_at(t, r->a, i));
-            const struct cli_stats *sb = cli_grid_at(&t->grid, i, (enum cli_cache)c,
-                                                      fn_at(t, r->b, i));
+            const struct cli_stats *sa = cli_grid_at(&t->grid, off + i, (enum cli_cache)c,
+                                                      fn_at(t, r->a, off + i));
+            const struct cli_stats *sb = cli_grid_at(&t->grid, off + i, (enum cli_cache)c,
+                                                      fn_at(t, r->b, off + i));
             x->a[i][c] = sa->median;
             x->a_sd[i][c] = sa->stdev_pct;
             x->b[i][c] = sb->median;
@@ -382,7 +402,10 @@ static int tune_one(struct tune *t, int i)
             return -1;
     }
     struct cli_decision d;
-    cli_decide(x, &d);
+    if (r->from_nt)
+        cli_preload_decide(x, &d);
+    else
+        cli_decide(x, &d);
     /* a ahead over the whole span measured, for a threshold that cannot
      * be never: set past the span, and report that value, the one written. */
     int past = d.threshold == PC_NEVER && !ti.never;
@@ -397,6 +420,10 @@ static int tune_one(struct tune *t, int i)
     }
     cli_tune_report(t->rep, &t->rs, t->fmt, t->runs, ti.key, store_name(t, r->a),
                     store_name(t, r->b), x, &d, x->dflt, r->all_cores ? t->threads : 1);
+    if (r->from_nt && t->fmt == CLI_FMT_DEFAULT)
+        fprintf(t->rep, "(%s: the smallest size from nt_threshold on where %s, what pc_clear "
+                        "runs there, is not behind %s beyond the noise, there and above)\n",
+                ti.key, store_name(t, r->b), store_name(t, r->a));
     if (past && t->fmt == CLI_FMT_DEFAULT)
         fprintf(t->rep, "(%s is ahead at every size measured; %s cannot be never, so it is set "
                         "past the largest)\n", store_name(t, r->a), ti.key);
@@ -432,6 +459,7 @@ static int run(struct tune *t)
     cli_grid_free(&t->grid);
     if (rc != 0)
         return CLI_EXIT_RUNTIME;
+    cli_tune_glibc(t->rep, &t->rs, t->fmt, &t->chosen, t->quick, t->runs);
     double secs = (double)(cli_now_ns() - t0) / 1e9;
     if (cli_tune_write(t->out, &t->chosen, t->quick, t->runs, secs) != 0)
         return CLI_EXIT_RUNTIME;
@@ -452,6 +480,8 @@ static int run(struct tune *t)
 int cli_tune(int argc, char **argv)
 {
     static struct tune t;
+    if (getenv(CLI_TUNE_MEMSET_ENV) != NULL) /* tune_glibc.c's timing process */
+        return cli_tune_memset_child();
     int rc = parse(argc, argv, &t);
     if (rc != 0)
         return CLI_EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include "pageclear.h"
 
 #include "args.h"
+#include "libc.h"
 #include "tune_clean.h"
 
 /* Whether a variable that moves the selection is set (PAGECLEAR_IMPL or
@@ -46,6 +47,6 @@ void cli_tune_clean_selection(char **argv)
     setenv("PAGECLEAR_TUNE_CLEAN", "1", 1);
     fprintf(stderr, "pageclear: tune runs with the built-in selection (the profile or "
                     "PAGECLEAR_* variables in force are set aside)\n");
-    execv("/proc/self/exe", argv);
-    cli_error("tune: cannot re-run itself without the overrides: %s", strerror(errno));
+    int e = cli_exec_self(argv);
+    cli_error("tune: cannot re-run itself without the overrides: %s", strerror(-e));
 }

@@ -6,7 +6,10 @@
 # measures without it; info names where the profile in force comes from;
 # --if-needed keeps a profile the library takes and measures where there
 # is none or it is refused; check judges each library function in its
-# contract's states and nowhere else; JSON against the schema.
+# contract's states and nowhere else; JSON against the schema. Tune
+# measures preload_min (never below nt_threshold) and ends with one
+# "glibc tunables:" line: a GLIBC_TUNABLES setting, appended to the
+# user's, or none and why.
 # Usage: cli_tune.sh PAGECLEAR SOURCE_DIR
 set -u
 bin="$1"; src="$2"
@@ -45,9 +48,12 @@ grep -q "^profile: .*/prof (in force, named by PAGECLEAR_PROFILE)$" "$tmp/info.t
     bad "tune's profile is not in force"
 [ -s "$tmp/info.err" ] && bad "tune's own profile warns: $(cat "$tmp/info.err")"
 # Every threshold tune chose is the one info reports.
-for key in vector_max nt_threshold cold_nt_threshold parallel_nt_threshold; do
+for key in vector_max nt_threshold cold_nt_threshold parallel_nt_threshold preload_min; do
     grep -q "^$key = " "$tmp/prof" || bad "profile lacks $key"
 done
+# --json: the GLIBC_TUNABLES verdict on stderr, stdout the results alone
+grep -q "^pageclear: tune: glibc tunables: " "$tmp/tune.err" ||
+    bad "tune --json gave no GLIBC_TUNABLES line: $(cat "$tmp/tune.err")"
 
 step "tune --quick to the default place, then with that profile in force"
 "$bin" tune --quick -n 2 > "$tmp/tune.txt" 2>&1 || bad "tune (default place) exit $?"
@@ -76,9 +82,50 @@ assert said, text
 for key, value in said:
     assert size(value) == size(prof[key]), (key, value, prof[key])
 PY
+# preload_min is measured from nt_threshold on, never below it.
+python3 - "$tmp/tune.txt" "$HOME/.config/pageclear/profile" <<'PY' || bad "preload_min"
+import re, sys
+def size(s):
+    if s == "never":
+        return float("inf")
+    m = re.fullmatch(r"([0-9.]+)([KMGT]?)(?:iB|B)?", s)
+    return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2) or " "))
+text = open(sys.argv[1]).read()
+prof = dict(re.findall(r"^(\w+) = (\S+)$", open(sys.argv[2]).read(), re.M))
+assert size(prof["preload_min"]) >= size(prof["nt_threshold"]), prof
+# measured (its table) where pc_clear streams within the ladder, else
+# set to nt_threshold and said so
+assert re.search(r"^## preload_min: (glibc below, \S+ from it|not measured \(.+\); "
+                 r"set to nt_threshold)", text, re.M), text
+PY
+# The GLIBC_TUNABLES suggestion: one line, its form; every figure behind
+# it in the form "memset at SIZE STATE: X GB/s now, Y under the setting
+# (+P%, noise ±N%)"; a tunable in the setting only with its "suggested".
+python3 - "$tmp/tune.txt" <<'PY' || bad "tune's GLIBC_TUNABLES line"
+import re, sys
+text = open(sys.argv[1]).read()
+lines = re.findall(r"^glibc tunables: .*$", text, re.M)
+assert len(lines) == 1, lines
+m = re.fullmatch(r"glibc tunables: (?:GLIBC_TUNABLES=(\S+)|none \(.+\))", lines[0])
+assert m, lines[0]
+for f in re.findall(r"^memset at .*$", text, re.M):
+    assert re.fullmatch(r"memset at [0-9.]+[KMG]iB (warm|use): [0-9.]+ GB/s now, [0-9.]+ "
+                        r"under the setting \([+-][0-9]+%, noise ±[0-9]+%\)", f), f
+if m.group(1):
+    for e in m.group(1).split(":"):
+        name, value = re.fullmatch(r"(glibc\.cpu\.x86_(?:rep_stosb|memset_non_temporal)"
+                                   r"_threshold)=([0-9]+)", e).groups()
+        # its block: from "NAME: " to the next tunable or the verdict line
+        block = re.search(r"^" + re.escape(name) + r": (.*?)^glibc", text, re.M | re.S)
+        assert block and "\ngains: suggested\n" in block.group(1), (name, text)
+PY
 "$bin" info | grep -q "^profile: .*home/.config/pageclear/profile (in force, the user's)$" ||
     bad "the default profile is not in force"
-"$bin" tune --quick -n 2 -o - > "$tmp/prof2" 2> "$tmp/tune2.err" || bad "tune -o - exit $?"
+# a GLIBC_TUNABLES of the user's own: kept, the suggestion appended to it
+GLIBC_TUNABLES=glibc.malloc.perturb=0 "$bin" tune --quick -n 2 -o - > "$tmp/prof2" \
+    2> "$tmp/tune2.err" || bad "tune -o - exit $?"
+grep -q "^glibc tunables: \(none (\|GLIBC_TUNABLES=glibc.malloc.perturb=0:glibc.cpu.x86_\)" \
+    "$tmp/tune2.err" || bad "tune dropped the user's GLIBC_TUNABLES: $(grep "^glibc tunables" "$tmp/tune2.err")"
 grep -q "set aside" "$tmp/tune2.err" || bad "tune measured with a profile in force"
 grep -q "^format = 1$" "$tmp/prof2" || bad "tune -o - printed no profile"
 PAGECLEAR_PROFILE="$tmp/prof2" "$bin" info 2>&1 | grep -q "(in force, named by PAGECLEAR_PROFILE)" ||
