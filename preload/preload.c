@@ -32,13 +32,17 @@
  * signal handler), sends such nested calls to the real memset.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "pageclear.h"
+#include "small.h"
 #include "stats.h"
 
 /* The entry points, declared here rather than through <string.h>, whose
@@ -66,6 +70,21 @@ static const char *pass_why = "not initialised";
  * real_memset; the measured cost of a call below the threshold is one
  * load, one compare and the jump (docs/preload.md). */
 static _Atomic size_t fast_min;
+
+/* A call shorter than this is stored here (small.h), in every state, the
+ * early ones too (the stores call nothing). Lowered by the constructor:
+ * to preload_min when that is shorter (those calls are pageclear's); to 0
+ * when the next memset is not the C library's (another preload keeps the
+ * short calls), when passing through (everything to the C library), and
+ * while PAGECLEAR_PRELOAD_STATS counts every call. */
+static _Atomic size_t small_lim = PCI_SMALL_MAX + 1;
+
+/* From this length a call about to go through pageclear first asks the
+ * kernel whether the page of its last byte is resident (mincore, one
+ * system call, measured at about a microsecond here: under 1% of a 1 MiB
+ * clear at this machine's speeds; docs/preload.md, "First touch"). */
+#define FIRST_CHECK_MIN ((size_t)1 << 20)
+static size_t page_size = 4096; /* sysconf's, from the constructor */
 
 /* Set while this thread is inside pageclear, for the memset calls the
  * library makes itself. */
@@ -113,12 +132,34 @@ static int via_pageclear(void *s, int c, size_t n)
     return rc == 0;
 }
 
+/* 1 if [s, s + n) looks like memory never touched: the page of its last
+ * byte is not resident (a fresh mapping; a malloc header may have touched
+ * the first page, so not that one), or mincore cannot tell (ENOMEM: not
+ * mapped; the real memset then faults as it would without the preload).
+ * The kernel zeroes each page of such memory into the cache as the call
+ * faults it in: the C library's memset then overwrites cached lines where
+ * pageclear's streaming stores would push them out to memory, which
+ * measured slower (docs/preload.md, "First touch"). errno is kept: memset
+ * does not change it. A system call and errno: async-signal-safe. */
+static int first_touch(const void *s, size_t n)
+{
+    if (n < FIRST_CHECK_MIN)
+        return 0;
+    uintptr_t last = ((uintptr_t)s + n - 1) & ~(uintptr_t)(page_size - 1);
+    unsigned char vec = 0;
+    int saved = errno;
+    int rc = mincore((void *)last, 1, &vec);
+    errno = saved;
+    return rc != 0 || (vec & 1) == 0;
+}
+
 __attribute__((noinline)) static void *set(void *s, int c, size_t n)
 {
     int st = atomic_load_explicit(&state, memory_order_acquire);
     if (st < ST_PASS)
         return safe_set(s, c, n);
-    if (st == ST_READY && n >= min_len && !busy && via_pageclear(s, c, n)) {
+    if (st == ST_READY && n >= min_len && !busy && !first_touch(s, n) &&
+        via_pageclear(s, c, n)) {
         if (pci_preload_stats_on)
             pci_preload_count(PCI_ROUTE_PAGECLEAR, n);
         return s;
@@ -126,6 +167,12 @@ __attribute__((noinline)) static void *set(void *s, int c, size_t n)
     if (pci_preload_stats_on && !busy)
         pci_preload_count(PCI_ROUTE_LIBC, n);
     return real_memset(s, c, n);
+}
+
+/* The shortest calls: stored here. */
+static inline int small(size_t n)
+{
+    return n < atomic_load_explicit(&small_lim, memory_order_relaxed);
 }
 
 /* Below the threshold: straight on to the real memset (a tail call). */
@@ -136,6 +183,8 @@ static inline int below(size_t n)
 
 void *memset(void *s, int c, size_t n)
 {
+    if (small(n))
+        return pci_small_set(s, c, n);
     if (below(n))
         return real_memset(s, c, n);
     return set(s, c, n);
@@ -143,7 +192,9 @@ void *memset(void *s, int c, size_t n)
 
 void bzero(void *s, size_t n)
 {
-    if (below(n))
+    if (small(n))
+        pci_small_set(s, 0, n);
+    else if (below(n))
         real_memset(s, 0, n);
     else
         set(s, 0, n);
@@ -154,7 +205,9 @@ void bzero(void *s, size_t n)
  * knows the memory dead. */
 void explicit_bzero(void *s, size_t n)
 {
-    if (below(n))
+    if (small(n))
+        pci_small_set(s, 0, n);
+    else if (below(n))
         real_memset(s, 0, n);
     else
         set(s, 0, n);
@@ -164,6 +217,8 @@ void *__memset_chk(void *s, int c, size_t n, size_t destlen)
 {
     if (destlen < n)
         __chk_fail();
+    if (small(n))
+        return pci_small_set(s, c, n);
     if (below(n))
         return real_memset(s, c, n);
     return set(s, c, n);
@@ -209,6 +264,18 @@ static int init_pageclear(void)
     return 0;
 }
 
+/* 1 if f is in the C library (libc.so.*): only then are the short calls
+ * the preload's to store; another preload's memset keeps them. */
+static int in_libc(void *f)
+{
+    Dl_info info;
+    if (dladdr(f, &info) == 0 || info.dli_fname == NULL)
+        return 0;
+    const char *base = strrchr(info.dli_fname, '/');
+    base = base != NULL ? base + 1 : info.dli_fname;
+    return strncmp(base, "libc.so", 7) == 0;
+}
+
 __attribute__((constructor)) static void preload_init(void)
 {
     int expect = ST_EARLY;
@@ -232,9 +299,15 @@ __attribute__((constructor)) static void preload_init(void)
         min_len = SIZE_MAX;
     } else {
         pass_why = NULL;
+        long pg = sysconf(_SC_PAGESIZE);
+        page_size = pg > 0 ? (size_t)pg : page_size;
         atomic_store_explicit(&state, ST_READY, memory_order_release);
     }
     size_t fast = pass_why == NULL ? min_len : SIZE_MAX;
+    size_t lim = fast < PCI_SMALL_MAX + 1 ? fast : PCI_SMALL_MAX + 1;
+    if (pci_preload_stats_on || pass_why != NULL || !in_libc(f))
+        lim = 0;
+    atomic_store_explicit(&small_lim, lim, memory_order_relaxed);
     atomic_store_explicit(&fast_min, pci_preload_stats_on ? 0 : fast, memory_order_release);
 }
 
