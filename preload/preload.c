@@ -37,12 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "pageclear.h"
-#include "small.h"
 #include "stats.h"
 
 /* The entry points, declared here rather than through <string.h>, whose
@@ -70,14 +68,6 @@ static const char *pass_why = "not initialised";
  * real_memset; the measured cost of a call below the threshold is one
  * load, one compare and the jump (docs/preload.md). */
 static _Atomic size_t fast_min;
-
-/* A call shorter than this is stored here (small.h), in every state, the
- * early ones too (the stores call nothing). Lowered by the constructor:
- * to preload_min when that is shorter (those calls are pageclear's); to 0
- * when the next memset is not the C library's (another preload keeps the
- * short calls), when passing through (everything to the C library), and
- * while PAGECLEAR_PRELOAD_STATS counts every call. */
-static _Atomic size_t small_lim = PCI_SMALL_MAX + 1;
 
 /* From this length a call about to go through pageclear first asks the
  * kernel whether the page of its last byte is resident (mincore, one
@@ -169,12 +159,6 @@ __attribute__((noinline)) static void *set(void *s, int c, size_t n)
     return real_memset(s, c, n);
 }
 
-/* The shortest calls: stored here. */
-static inline int small(size_t n)
-{
-    return n < atomic_load_explicit(&small_lim, memory_order_relaxed);
-}
-
 /* Below the threshold: straight on to the real memset (a tail call). */
 static inline int below(size_t n)
 {
@@ -183,8 +167,6 @@ static inline int below(size_t n)
 
 void *memset(void *s, int c, size_t n)
 {
-    if (small(n))
-        return pci_small_set(s, c, n);
     if (below(n))
         return real_memset(s, c, n);
     return set(s, c, n);
@@ -192,9 +174,7 @@ void *memset(void *s, int c, size_t n)
 
 void bzero(void *s, size_t n)
 {
-    if (small(n))
-        pci_small_set(s, 0, n);
-    else if (below(n))
+    if (below(n))
         real_memset(s, 0, n);
     else
         set(s, 0, n);
@@ -205,9 +185,7 @@ void bzero(void *s, size_t n)
  * knows the memory dead. */
 void explicit_bzero(void *s, size_t n)
 {
-    if (small(n))
-        pci_small_set(s, 0, n);
-    else if (below(n))
+    if (below(n))
         real_memset(s, 0, n);
     else
         set(s, 0, n);
@@ -217,8 +195,6 @@ void *__memset_chk(void *s, int c, size_t n, size_t destlen)
 {
     if (destlen < n)
         __chk_fail();
-    if (small(n))
-        return pci_small_set(s, c, n);
     if (below(n))
         return real_memset(s, c, n);
     return set(s, c, n);
@@ -264,18 +240,6 @@ static int init_pageclear(void)
     return 0;
 }
 
-/* 1 if f is in the C library (libc.so.*): only then are the short calls
- * the preload's to store; another preload's memset keeps them. */
-static int in_libc(void *f)
-{
-    Dl_info info;
-    if (dladdr(f, &info) == 0 || info.dli_fname == NULL)
-        return 0;
-    const char *base = strrchr(info.dli_fname, '/');
-    base = base != NULL ? base + 1 : info.dli_fname;
-    return strncmp(base, "libc.so", 7) == 0;
-}
-
 __attribute__((constructor)) static void preload_init(void)
 {
     int expect = ST_EARLY;
@@ -304,10 +268,7 @@ __attribute__((constructor)) static void preload_init(void)
         atomic_store_explicit(&state, ST_READY, memory_order_release);
     }
     size_t fast = pass_why == NULL ? min_len : SIZE_MAX;
-    size_t lim = fast < PCI_SMALL_MAX + 1 ? fast : PCI_SMALL_MAX + 1;
-    if (pci_preload_stats_on || pass_why != NULL || !in_libc(f))
-        lim = 0;
-    atomic_store_explicit(&small_lim, lim, memory_order_relaxed);
+
     atomic_store_explicit(&fast_min, pci_preload_stats_on ? 0 : fast, memory_order_release);
 }
 
