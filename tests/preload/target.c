@@ -334,8 +334,10 @@ static int mode_fork(void)
     return 0;
 }
 
-/* A fresh 4 MiB mapping: the first memset faults every page in (the
- * preload's mincore sees the last page not resident: to the C library),
+/* A fresh 4 MiB mapping, its first and last bytes written (as an
+ * allocator's header and CPython's terminating NUL do): the first memset
+ * faults the other pages in (the preload's mincore sees the middle page
+ * not resident: to the C library),
  * the second finds them resident (to pageclear from preload_min 1M).
  * tests/preload.sh reads the routes; here, the bytes and errno. */
 static int mode_first(void)
@@ -343,6 +345,8 @@ static int mode_first(void)
     size_t n = (size_t)4 << 20;
     unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(p != MAP_FAILED);
+    ((volatile unsigned char *)p)[0] = 1;
+    ((volatile unsigned char *)p)[n - 1] = 1;
     make_run(0);
     make_run(0x77);
     errno = EILSEQ;
