@@ -4,7 +4,7 @@
  * its siblings, glibc's memset, each primitive) and the timing core every
  * workload shares: an untimed pass each, then runs interleaved across
  * functions so that drift on a shared machine hits all of them alike, on a
- * target in one of three cache states (target.c).
+ * target in one of four cache states (target.c).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -56,6 +56,25 @@ static int byte_of(const struct cli_fn *f, const struct cli_target *t, unsigned 
     return t->fill == CLI_FILL_LOOP ? (int)(l & 0xff) : t->fill;
 }
 
+/* A run of first-touch calls: each on a fresh mapping, only the call
+ * timed (its page faults included), the mapping given back after. */
+static double run_first(const struct cli_fn *f, struct cli_target *t, unsigned long loops,
+                        size_t chunk, const struct pc_batch *b)
+{
+    uint64_t ns = 0;
+    for (unsigned long l = 0; l < loops; l++) {
+        struct cli_buf m;
+        char *p = cli_target_fresh(t, &m);
+        if (p == NULL)
+            return 0; /* out of memory since cli_target_map: no figure */
+        uint64_t t0 = cli_now_ns();
+        pass(f, p, t->size, chunk, byte_of(f, t, l), b);
+        ns += cli_now_ns() - t0;
+        cli_target_release(&m);
+    }
+    return (double)t->size * (double)loops / (double)(ns ? ns : 1);
+}
+
 /* One timed run: GB/s (10^9 bytes per second). */
 static double run_once(const struct cli_fn *f, struct cli_target *t, unsigned long loops)
 {
@@ -65,6 +84,8 @@ static double run_once(const struct cli_fn *f, struct cli_target *t, unsigned lo
     pc_batch_init(&b);
     b.unit = chunk;
     b.model = PC_PREEMPT_VOLUNTARY;
+    if (t->cache == CLI_CACHE_FIRST)
+        return run_first(f, t, loops, chunk, &b);
     cli_target_evict(t);
     /* Warm means the extent as this function's own last pass left it:
      * with runs interleaved, the function before may have left it out of

@@ -5,8 +5,8 @@
  * cleared once untimed; each run times LOOPS calls, one per CHUNK of an
  * extent; the figure is the statistics of RUNS runs (measure.c). --cache
  * says which extent each call gets (target.c): the same one (warm, perf's
- * way and the default), one not in cache (cold), or a cold one the caller
- * then uses (use). `clear` stores zeros; `memset` stores what perf's
+ * way and the default), one not in cache (cold), a cold one the caller
+ * then uses (use), or a fresh mapping each call touches first (first). `clear` stores zeros; `memset` stores what perf's
  * memset workload does, the loop index as the byte, or -v's byte, with the
  * functions that can store any byte.
  * Without -s it sweeps sizes 4 KiB .. 4 GiB and prints one table.
@@ -89,10 +89,11 @@ void cli_mem_usage(FILE *f)
             "  -n, --runs RUNS       timed runs for the statistics (default %d)\n"
             "  -f, --function NAME   a function, 'all' or 'help' (default pc_clear;\n"
             "                        memset: glibc)\n"
-            "  --cache warm|cold|use the extent each call gets: the same one again\n"
-            "                        (warm, perf's way, the default), one not in\n"
-            "                        cache (cold), or a cold one the caller then\n"
-            "                        reads and writes line by line, timed (use)\n"
+            "  --cache warm|cold|use|first  the extent each call gets: the same one\n"
+            "                        again (warm, perf's way, the default), one not\n"
+            "                        in cache (cold), a cold one the caller then\n"
+            "                        reads and writes line by line, timed (use), or\n"
+            "                        a fresh mapping it touches first (first)\n"
             "  -v, --value BYTE      memset: store BYTE (0-255); default: the loop\n"
             "                        index, as perf's memset workload\n"
             "  -p, --page 4KB|thp|2MB|1GB  backing page size (default 4KB)\n"
@@ -149,7 +150,7 @@ static int parse(int argc, char **argv, struct mem_opts *o)
             break;
         case 'C':
             if (cli_parse_cache(v, &o->cache) != 0) {
-                cli_error("--cache: invalid state '%s' (warm, cold or use)", v);
+                cli_error("--cache: invalid state '%s' (warm, cold, use or first)", v);
                 return -1;
             }
             break;

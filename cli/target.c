@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * target.c - what a timed call clears, in one of three cache states:
+ * target.c - what a timed call clears, in one of four cache states:
  *   warm  the same extent again and again (perf bench's method): after the
  *         first pass it sits in cache as far as it fits;
  *   cold  each call clears the next extent of a region several times the
@@ -8,6 +8,10 @@
  *         cache (the memory an allocator, pool or kernel hands out);
  *   use   cold, and then the caller reads and writes every line of the
  *         extent, timed with the clear: what pc_clear's contract serves.
+ *   first each call clears a fresh anonymous mapping, mapped before and
+ *         unmapped after the timed call: the call is the memory's first
+ *         touch and faults every page in (the kernel zeroing each into
+ *         the cache), as a memset right after a large malloc.
  * Before each timed run of a cold or use target a read of twice the LLC
  * evicts whatever the previous run left (streaming stores do not evict
  * lines they do not write, so rotation alone would not).
@@ -32,16 +36,17 @@
 /* What the eviction read covers when the LLC is unknown. */
 #define EVICT_MIN (64 * MIB)
 
-static const char *const names[] = {"warm", "cold", "use"};
+static const char *const names[] = {"warm", "cold", "use", "first"};
 static const char *const what[] = {
     "the same extent repeated (in cache as far as it fits)",
     "each clear hits an extent not in cache",
     "a cold extent, then the caller reads and writes every line (timed)",
+    "each clear is the first touch of a fresh mapping (page faults timed)",
 };
 
 int cli_parse_cache(const char *s, enum cli_cache *out)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (strcasecmp(s, names[i]) == 0) {
             *out = (enum cli_cache)i;
             return 0;
@@ -79,7 +84,15 @@ size_t cli_cold_span(size_t size)
 int cli_target_map(struct cli_target *t, size_t size, enum cli_cache c,
                    enum cli_page page, int fill, char *err, size_t errlen)
 {
-    *t = (struct cli_target){.size = size, .cache = c, .fill = fill};
+    *t = (struct cli_target){.size = size, .cache = c, .page = page, .fill = fill};
+    if (c == CLI_CACHE_FIRST) {
+        /* Nothing kept: one mapping now, to report a page size that
+         * cannot be had before any run. */
+        int rc = cli_buf_map(&t->buf, size, page, 0, err, errlen);
+        cli_buf_unmap(&t->buf);
+        t->region = size;
+        return rc;
+    }
     size_t region = c == CLI_CACHE_WARM ? size : cli_cold_span(size);
     int rc = cli_buf_map(&t->buf, region, page, CLI_MAP_POPULATE, err, errlen);
     if (rc != 0)
@@ -122,6 +135,17 @@ char *cli_target_next(struct cli_target *t)
             t->next = 0;
     }
     return p;
+}
+
+char *cli_target_fresh(struct cli_target *t, struct cli_buf *b)
+{
+    char err[256];
+    return cli_buf_map(b, t->size, t->page, 0, err, sizeof(err)) == 0 ? b->addr : NULL;
+}
+
+void cli_target_release(struct cli_buf *b)
+{
+    cli_buf_unmap(b);
 }
 
 /* The caller's use of what it cleared: a read and a write in every line.

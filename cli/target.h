@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * target.h - what the timed calls clear, in one of three cache states
+ * target.h - what the timed calls clear, in one of four cache states
  * (target.c says what each means).
  */
 #ifndef PAGECLEAR_CLI_TARGET_H
@@ -10,7 +10,10 @@
 
 #include "buffer.h"
 
-enum cli_cache { CLI_CACHE_WARM, CLI_CACHE_COLD, CLI_CACHE_USE };
+enum cli_cache { CLI_CACHE_WARM, CLI_CACHE_COLD, CLI_CACHE_USE, CLI_CACHE_FIRST };
+/* The states the grids measure (tune, check, the suite): the first three.
+ * first (a fresh mapping each call) is `mem --cache first`'s only: the
+ * library's choices are not made on it. */
 #define CLI_NCACHE 3
 int cli_parse_cache(const char *s, enum cli_cache *out); /* -1 if invalid */
 const char *cli_cache_name(enum cli_cache c);           /* "warm", ... */
@@ -25,6 +28,7 @@ struct cli_target {
     char *base;
     size_t region, size, next;
     enum cli_cache cache;
+    enum cli_page page;   /* first: what each fresh mapping is backed by */
     int fill;             /* CLI_FILL_* or a byte */
     struct cli_buf buf;   /* the region, when cli_target_map mapped it */
     struct cli_buf evict; /* read before each cold run to empty the cache */
@@ -41,6 +45,10 @@ void cli_target_warm(struct cli_target *t, char *buf, size_t size);
 void cli_target_unmap(struct cli_target *t);
 /* The extent the next call clears. */
 char *cli_target_next(struct cli_target *t);
+/* first: a fresh, untouched mapping of t->size bytes for the next call,
+ * or NULL (out of memory); give it back with cli_target_release. */
+char *cli_target_fresh(struct cli_target *t, struct cli_buf *b);
+void cli_target_release(struct cli_buf *b);
 /* The caller's use of a cleared extent: read and write every line. */
 void cli_target_use(char *p, size_t size);
 /* Empty the cache of what the last run left (cold and use; no-op warm). */

@@ -103,6 +103,15 @@ fork)
     # parent and child each print their own counts
     [ "$(grep -c 'preload_min 1048576' "$tmp/fork.err")" = 2 ] || bad "fork: two reports wanted"
     ;;
+first)
+    # A fresh mapping's first memset (every page faulted in by it) goes to
+    # the C library; the same memory again, resident, to pageclear.
+    run first PAGECLEAR_PRELOAD_MIN=1M PAGECLEAR_PRELOAD_STATS=1 -- first
+    expect_ok first
+    [ "$(stat first '[1M, 16M)' 3)" = 1 ] || bad "first touch: not to the C library"
+    [ "$(stat first '[1M, 16M)' 1)" = 2 ] ||
+        bad "resident: want the target's constructor's 2 MiB and the second call via pageclear"
+    ;;
 chk)
     # A destination too small aborts as the C library's __memset_chk does.
     run chk PAGECLEAR_PRELOAD_MIN=0 -- chk

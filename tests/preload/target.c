@@ -19,11 +19,15 @@
  *                     loop clears large extents
  *   target threads    4 threads clearing their own extents
  *   target fork       a child clears after fork
+ *   target first      a fresh mapping cleared twice: the first call is its
+ *                     first touch (the preload leaves it to the C library),
+ *                     the second is not; errno unchanged by both
  *   target chk        __memset_chk with a destination too small (must
  *                     abort as the C library does)
  *   target env        prints LD_PRELOAD
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -163,8 +167,20 @@ static int mode_correct(void)
     return 0;
 }
 
+/* Write one byte in every page of [p, p + n), so that a clear after it is
+ * not the memory's first touch (which the preload leaves to the C
+ * library: mode_first). A volatile loop, never a memset call. */
+static void touch(unsigned char *p, size_t n)
+{
+    volatile unsigned char *v = p;
+    for (size_t i = 0; i < n; i += 4096)
+        v[i] = 1;
+    v[n - 1] = 1;
+}
+
 /* 64 calls of 64 KiB, 3 of 4 MiB (memset 0, explicit_bzero, memset
- * 0xee): tests/preload.sh reads where they went. */
+ * 0xee), on memory already touched: tests/preload.sh reads where they
+ * went. */
 static int mode_route(void)
 {
     static unsigned char small[64 << 10];
@@ -176,6 +192,7 @@ static int mode_route(void)
     size_t n = (size_t)4 << 20;
     unsigned char *big = malloc(n);
     CHECK(big != NULL);
+    touch(big, n);
     const int bytes[3] = {0, 0, 0xee};
     for (int i = 0; i < 3; i++) {
         make_run((unsigned char)bytes[i]);
@@ -265,6 +282,7 @@ static void *thread_main(void *arg)
     unsigned char *p = malloc(n);
     if (p == NULL)
         return (void *)1;
+    touch(p, n);
     for (int i = 0; i < 50; i++) {
         unsigned char b = (unsigned char)(i % 3 == 0 ? 0 : t * 16 + (size_t)i % 7 + 1);
         call(i % 4, p, i % 4 == 1 || i % 4 == 2 ? 0 : b, n - (size_t)i);
@@ -316,6 +334,33 @@ static int mode_fork(void)
     return 0;
 }
 
+/* A fresh 4 MiB mapping, its first and last bytes written (as an
+ * allocator's header and CPython's terminating NUL do): the first memset
+ * faults the other pages in (the preload's mincore sees the middle page
+ * not resident: to the C library),
+ * the second finds them resident (to pageclear from preload_min 1M).
+ * tests/preload.sh reads the routes; here, the bytes and errno. */
+static int mode_first(void)
+{
+    size_t n = (size_t)4 << 20;
+    unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != MAP_FAILED);
+    ((volatile unsigned char *)p)[0] = 1;
+    ((volatile unsigned char *)p)[n - 1] = 1;
+    make_run(0);
+    make_run(0x77);
+    errno = EILSEQ;
+    call(0, p, 0x77, n);
+    CHECK(errno == EILSEQ);
+    CHECK(all(p, n, 0x77));
+    errno = EDOM;
+    call(0, p, 0, n);
+    CHECK(errno == EDOM);
+    CHECK(all(p, n, 0));
+    munmap(p, n);
+    return 0;
+}
+
 static int mode_chk(void)
 {
     static unsigned char buf[(size_t)2 << 20];
@@ -341,11 +386,13 @@ int main(int argc, char **argv)
         return mode_fork();
     if (strcmp(m, "chk") == 0)
         return mode_chk();
+    if (strcmp(m, "first") == 0)
+        return mode_first();
     if (strcmp(m, "env") == 0) {
         const char *v = getenv("LD_PRELOAD");
         printf("LD_PRELOAD=%s\n", v ? v : "");
         return 0;
     }
-    fprintf(stderr, "usage: target correct|route|ctor|signal|threads|fork|chk|env\n");
+    fprintf(stderr, "usage: target correct|route|ctor|signal|threads|fork|first|chk|env\n");
     return 2;
 }
