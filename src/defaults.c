@@ -128,19 +128,28 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  * the string instruction (glibc 2.36 has no streaming memset). Below
  * nt_threshold pc_clear runs the same kinds of stores as memset: nothing
  * to gain, a call to pay. From nt_threshold streaming wins `use` but can
- * lose `warm`: on the Xeon guest (nt_threshold's figures above) 14% at
- * 4 MiB and a tie (24 / 24 GB/s) at 16 MiB, on the Zen 4 guest stosb
- * leads `warm` by 6-12% up to 8 MiB and streaming by 40-50% from 16 MiB.
- * Hence the larger of nt_threshold and 16 MiB, where neither guest's
- * `warm` loses; "never" where pc_clear never streams. */
-#define PRELOAD_MIN_WARM_TIE ((size_t)16 << 20)
+ * lose `warm`, as long as the cache behind the L2 serves rep stosb faster
+ * than streaming stores reach memory:
+ * - AMD (nt_threshold half the L3): on the Zen 4 guest rep stosb leads
+ *   `warm` by 6-12% up to 8 MiB and streaming by 40-50% from 16 MiB; on
+ *   the Zen 3 guest pc_clear gave 49.4 GB/s at 16 MiB warm against glibc
+ *   2.36's memset's 36.6 (docs/measurements.md, Part III). So from 16 MiB.
+ * - Intel and the rest (nt_threshold from the L2): on the Xeon guest
+ *   memset through the preload against without, `pageclear mem memset -f
+ *   glibc -v 0 -s SIZE -n 7 --cache warm`, three interleaved rounds
+ *   (docs/preload.md): 0.89-0.97 at 16 MiB (rep stosb still served from
+ *   the 260 MiB LLC), 1.01-1.22 at 32 MiB. So from 32 MiB, giving up
+ *   `use`'s 1.4x at 16 MiB for never losing `warm`.
+ * "never" where pc_clear never streams; tune measures it per host. */
+#define PRELOAD_MIN_AMD ((size_t)16 << 20)
+#define PRELOAD_MIN_OTHER ((size_t)32 << 20)
 static size_t default_preload_min(const struct pci_cpu *c, const struct pci_tuning *t)
 {
-    (void)c;
     size_t nt = t->v[PC_THRESHOLD_NT];
     if (nt == PC_NEVER)
         return PC_NEVER;
-    return nt > PRELOAD_MIN_WARM_TIE ? nt : PRELOAD_MIN_WARM_TIE;
+    size_t floor = c->vendor == PCI_VENDOR_AMD ? PRELOAD_MIN_AMD : PRELOAD_MIN_OTHER;
+    return nt > floor ? nt : floor;
 }
 
 void pci_tuning_defaults(const struct pci_cpu *c, struct pci_tuning *t)
