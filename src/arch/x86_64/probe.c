@@ -13,7 +13,7 @@
  *
  * The first version timed each of the eight loads between lfences (eight
  * serialised misses, ~1 us cold); docs/measurements.md, section 13, has
- * what it showed, and the section on this version what this one did.
+ * what it showed, and section 24 what this one did.
  *
  * The loads only read inside [dst, dst + len) before it is cleared; they
  * bring at most eight lines into cache.
