@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * probe.c - x86-64-probe, an experiment in deciding per call what no
- * static threshold can: whether the extent is in cache. It times a load
- * of eight lines spread over the extent (rdtsc between lfences); if most
- * come back at cache latency the extent is warm and rep stosb keeps it in
- * cache, else it is cold and streaming stores skip the reads for
- * ownership. Measured against the tuned thresholds with `pageclear check`
- * and `pageclear mem --cache`; docs/measurements.md, section 13, says what
- * it showed.
+ * static threshold can: whether the extent is in cache. From PROBE_MIN it
+ * loads one byte of each of eight lines spread over the extent, all
+ * issued together so that their misses overlap, and times the group once
+ * (rdtsc, the loads, lfence, rdtsc: the lfence waits for every load to
+ * complete). A cached extent answers in tens to a few hundred ns; a
+ * cold one costs one miss's latency, not eight. If the group answers
+ * within HIT_NS the extent is cached and rep stosb keeps it so; otherwise
+ * streaming stores skip the reads for ownership. Below PROBE_MIN there is
+ * no probe: rep stosb.
+ *
+ * The first version timed each of the eight loads between lfences (eight
+ * serialised misses, ~1 us cold); docs/measurements.md, section 13, has
+ * what it showed, and section 24 what this one did.
  *
  * The loads only read inside [dst, dst + len) before it is cleared; they
  * bring at most eight lines into cache.
@@ -18,22 +24,33 @@
 
 #include "cpu.h"
 #include "primitive.h"
+#include "probe.h"
+
+int pci_probe_force;
 
 #define PROBE_LINES 8
-/* Below this an extent is cleared without probing: eight loads that miss
- * cost ~1 us in a guest (a TLB walk and DRAM each), which is 2% of a
- * 1 MiB clear at 20 GB/s, and small extents are rarely cold when cleared
- * again and again. */
-#define PROBE_MIN ((size_t)1 << 20)
-/* A cache hit, even in a far slice of a large L3, answers within ~40 ns;
- * DRAM takes 80 ns and more, and in a guest a cold line's TLB walk adds
- * more (measured here, AMD EPYC guest: 20-40 ns hot, 500-1100 ns cold,
- * rdtsc pair included). */
-#define HIT_NS 60.0
+/* Below this the extent is cleared without probing. The probe costs
+ * 40-90 ns when the lines are in L1 or L2, and one miss's latency when
+ * not; a 64 KiB warm clear takes ~1.3 us here, so the probe is a few
+ * percent of it warm, and streaming stores gain 15-26% on a cold 64 KiB-
+ * 1 MiB extent the caller then uses (docs/measurements.md, section 20).
+ * Below 64 KiB the probe would be a tenth and more of a warm clear. */
+#define PROBE_MIN ((size_t)64 << 10)
+/* Measured on the Intel guest (docs/measurements.md, section 24): the
+ * group of eight, the fenced rdtsc pair included, took a median of
+ * 43-343 ns on a just-written extent of 64 KiB-4 MiB (the misses are the
+ * TLB's: the lines are in L2), and 940-1600 ns on one evicted from every
+ * cache and the TLB (a nested page walk each; one load alone costs as
+ * much, so the eight do overlap). 600 ns lies between; an extent in L3
+ * only, past the TLB's reach (64 MiB: 930 ns), counts as cold, where
+ * streaming stores are what the thresholds choose too. */
+#define HIT_NS 600.0
 
 static double ticks_per_ns;
 static pthread_once_t calibrated = PTHREAD_ONCE_INIT;
 
+/* rdtsc fenced on both sides: nothing before it still in flight (the
+ * loads, for the second read), nothing after it started early. */
 static inline uint64_t ticks(void)
 {
     uint32_t lo, hi;
@@ -48,7 +65,8 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The TSC's rate, once: 200 us of spinning against the monotonic clock. */
+/* The TSC's rate, once per process (pthread_once: any thread may be the
+ * first to clear): 200 us of spinning against the monotonic clock. */
 static void calibrate(void)
 {
     uint64_t n0 = now_ns(), t0 = ticks(), n1;
@@ -58,19 +76,28 @@ static void calibrate(void)
     ticks_per_ns = (double)(ticks() - t0) / (double)(n1 - n0);
 }
 
-static int mostly_cached(const char *p, size_t len)
+/* The eight loads are volatile, so each is issued, and independent of one
+ * another, so the core has all of them in flight at once; the memory
+ * clobbers of ticks() keep them between the two reads of the TSC. */
+static int cached(const char *p, size_t len)
 {
+    int force = __atomic_load_n(&pci_probe_force, __ATOMIC_RELAXED);
+    if (force != PCI_PROBE_DECIDE)
+        return force == PCI_PROBE_CACHED;
     pthread_once(&calibrated, calibrate);
-    uint64_t limit = (uint64_t)(HIT_NS * ticks_per_ns);
+    const volatile char *q = p;
     size_t step = len / PROBE_LINES;
-    unsigned hits = 0;
-    for (unsigned i = 0; i < PROBE_LINES; i++) {
-        const volatile char *q = p + i * step;
-        uint64_t t0 = ticks();
-        (void)*q;
-        hits += ticks() - t0 < limit;
-    }
-    return 2 * hits > PROBE_LINES;
+    uint64_t t0 = ticks();
+    (void)q[0];
+    (void)q[step];
+    (void)q[2 * step];
+    (void)q[3 * step];
+    (void)q[4 * step];
+    (void)q[5 * step];
+    (void)q[6 * step];
+    (void)q[7 * step];
+    uint64_t t = ticks() - t0;
+    return (double)t < HIT_NS * ticks_per_ns;
 }
 
 /* For the clear, pattern is a constant 0 and each branch folds to the
@@ -78,11 +105,13 @@ static int mostly_cached(const char *p, size_t len)
 #define PROBE_CALL(name, dst, len, pattern)                                    \
     ((pattern) == 0 ? pci_clear_##name(dst, len) : pci_fill_##name(dst, len, pattern))
 
+/* impl.def requires AVX2 for this primitive, so the streaming branch has
+ * AVX2 at least; AVX-512 where the CPU and OS confirm it. */
 static inline __attribute__((always_inline)) void probe_body(void *dst, size_t len,
                                                              uint64_t pattern)
 {
     unsigned f = pci_cpu()->features;
-    if (len >= PROBE_MIN && !mostly_cached(dst, len)) {
+    if (len >= PROBE_MIN && !cached(dst, len)) {
         if (f & PCI_F_AVX512)
             PROBE_CALL(x86_avx512_nt, dst, len, pattern);
         else
