@@ -61,11 +61,11 @@ void cli_check_usage(FILE *f)
             "usage: pageclear check [--quick] [-n RUNS] [--json|--csv]\n"
             "  pc_clear, pc_clear_batched and pc_clear_cold against every primitive\n"
             "  and the C library's memset, 4KiB..1GiB (4GiB where memory allows),\n"
-            "  in the cache states warm, cold and use; a verdict per size and state\n"
-            "  (%s on a quiet 2-core machine).\n"
+            "  in the cache states warm, cold and use; a verdict per size and state:\n"
+            "  %s on %s\n"
             "  --quick     5 sizes up to 256MiB, 3 runs (a check that it works)\n"
             "  -n RUNS     interleaved runs per measurement (default %d)\n",
-            CLI_CHECK_TIME, DEFAULT_RUNS);
+            CLI_CHECK_TIME, CLI_TIME_MACHINE, DEFAULT_RUNS);
 }
 
 /* "profile: KEY = SIZE", the line that sets threshold i to v (the

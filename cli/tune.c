@@ -148,16 +148,18 @@ void cli_tune_usage(FILE *f)
             "  measures this machine's crossovers (vector vs string stores, temporal vs\n"
             "  streaming stores, one thread and all cores) in the cache states warm,\n"
             "  cold and use, and writes a profile: the library reads the one at the\n"
-            "  default path at start, another when PAGECLEAR_PROFILE=FILE says so\n"
+            "  default path at start, another when PAGECLEAR_PROFILE=FILE says so;\n"
+            "  for programs without pageclear it ends with the GLIBC_TUNABLES setting\n"
+            "  closest to what it measured, checked by timing memset under it\n"
             "  -o FILE   where to write it; '-' prints it (default:\n"
             "            $XDG_CONFIG_HOME/pageclear/profile, ~/.config/pageclear/profile)\n"
             "  --if-needed\n"
             "            keep FILE if the library takes it on this machine; measure\n"
             "            only if it is missing or refused (another CPU, malformed, ...)\n"
-            "  --quick   fewer sizes and %d runs: %s on a quiet 2-core machine\n"
-            "            (without: %s)\n"
+            "  --quick   fewer sizes and %d runs: %s (without: %s) on\n"
+            "            %s\n"
             "  -n RUNS   interleaved runs per measurement (default %d)\n",
-            QUICK_RUNS, CLI_TUNE_QUICK_TIME, CLI_TUNE_TIME, DEFAULT_RUNS);
+            QUICK_RUNS, CLI_TUNE_QUICK_TIME, CLI_TUNE_TIME, CLI_TIME_MACHINE, DEFAULT_RUNS);
 }
 
 static int parse(int argc, char **argv, struct tune *t)
