@@ -482,7 +482,7 @@ static int run(struct tune *t)
 int cli_tune(int argc, char **argv)
 {
     static struct tune t;
-    if (getenv(CLI_TUNE_MEMSET_ENV) != NULL) /* tune_glibc.c's timing process */
+    if (cli_tune_memset_wanted()) /* tune_glibc.c's timing process */
         return cli_tune_memset_child();
     int rc = parse(argc, argv, &t);
     if (rc != 0)

@@ -66,6 +66,12 @@ struct child {
 
 /* ---- the process that times memset ------------------------------------------ */
 
+int cli_tune_memset_wanted(void)
+{
+    const char *v = getenv(CLI_TUNE_MEMSET_ENV);
+    return v != NULL && strtol(v, NULL, 10) == (long)getppid();
+}
+
 int cli_tune_memset_child(void)
 {
     struct cli_fn f;
@@ -137,7 +143,9 @@ static int spawn(struct child *c, const char *tunables)
         dup2(out[1], 1);
         if (tunables != NULL)
             setenv("GLIBC_TUNABLES", tunables, 1);
-        setenv(CLI_TUNE_MEMSET_ENV, "1", 1);
+        char parent[24]; /* tune's pid: a stray variable starts no child loop */
+        snprintf(parent, sizeof(parent), "%ld", (long)getppid());
+        setenv(CLI_TUNE_MEMSET_ENV, parent, 1);
         char *argv[] = {cli_argv[0], "tune", NULL};
         cli_exec_self(argv);
         _exit(127);

@@ -13,10 +13,13 @@
 
 #include "output.h"
 
-/* Set in the environment of the processes that time memset for tune:
- * `pageclear tune` then answers "SIZE STATE" lines on stdin with one run's
- * GB/s each, and nothing else. */
+/* Set in the environment of the processes that time memset for tune, to
+ * tune's pid: `pageclear tune` whose parent has that pid then answers
+ * "SIZE STATE" lines on stdin with one run's GB/s each, and nothing else
+ * (with any other value it is an ordinary tune). */
 #define CLI_TUNE_MEMSET_ENV "PAGECLEAR_TUNE_MEMSET"
+/* 1 if this process is such a timing process. */
+int cli_tune_memset_wanted(void);
 /* That process's loop; its exit status. */
 int cli_tune_memset_child(void);
 /* After tune chose `chosen`: the GLIBC_TUNABLES setting closest to it for
