@@ -281,16 +281,30 @@ static void plan_values(struct tunable tu[2], const struct pc_tuning *chosen, co
 {
     static char list[4096], why[96];
     cli_libc_tunables(list, sizeof(list));
+    /* Only what tune measured: as tune picks its primitives, vector_max
+     * needs vector stores beside the string instruction, nt_threshold
+     * streaming stores (a portable build has neither: its thresholds are
+     * the built-in defaults, nothing to hand to the C library). */
+    struct cli_roles roles;
+    cli_roles(&roles);
+    int string = pc_impl_find(roles.string), vector = pc_impl_find(roles.vector);
+    int stream = pc_impl_find(roles.stream);
+    int has_vector = vector >= 0 && vector != string;
+    int has_stream = stream >= 0 && stream != string &&
+                     cli_impl_cache(roles.stream) == PC_CACHE_NONTEMPORAL;
     tu[0] = (struct tunable){.name = CLI_GT_STOSB, .from = "vector_max",
                              .now = CLI_GT_STOSB_DEFAULT, .set = chosen->vector_max};
     cli_glibc_listed(list, CLI_GT_STOSB, &tu[0].now);
-    if (tu[0].set == 0)
+    if (tu[0].set == 0 || !has_vector)
         tu[0].skip = "tune measured no vector stores to set it from";
     tu[1] = (struct tunable){.name = CLI_GT_MEMSET_NT, .from = "nt_threshold",
                              .set = chosen->nt_threshold};
     if (tu[1].set < CLI_GT_NT_MIN)
         tu[1].set = CLI_GT_NT_MIN; /* what the loader accepts */
-    if (!cli_glibc_at_least(ver, CLI_GT_MEMSET_NT_SINCE_MAJOR, CLI_GT_MEMSET_NT_SINCE_MINOR)) {
+    if (!has_stream) {
+        tu[1].skip = "tune measured no streaming stores to set it from";
+    } else if (!cli_glibc_at_least(ver, CLI_GT_MEMSET_NT_SINCE_MAJOR,
+                                   CLI_GT_MEMSET_NT_SINCE_MINOR)) {
         snprintf(why, sizeof(why), "not in glibc %s (from %d.%d on)", ver,
                  CLI_GT_MEMSET_NT_SINCE_MAJOR, CLI_GT_MEMSET_NT_SINCE_MINOR);
         tu[1].skip = why;
