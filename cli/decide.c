@@ -29,11 +29,16 @@
 #include "stats.h"
 #include "target.h"
 
-/* The standard error of a median of x->runs runs whose spread is sd_pct,
- * as a fraction: 1.25 sigma / sqrt(runs) for roughly normal runs. */
+double cli_median_se(double sd_pct, unsigned long runs)
+{
+    /* 1.25 sigma / sqrt(runs): a median's standard error for roughly
+     * normal runs (sqrt(pi / 2) times the mean's) */
+    return 1.2533 * sd_pct / 100 / sqrt(runs > 1 ? (double)runs : 1);
+}
+
 static double se(const struct cli_xover *x, double sd_pct)
 {
-    return 1.2533 * sd_pct / 100 / sqrt(x->runs > 1 ? (double)x->runs : 1);
+    return cli_median_se(sd_pct, x->runs);
 }
 
 /* Score of threshold t. pess: use pessimistic figures. *sum gets the sum

@@ -32,6 +32,9 @@ struct cli_decision {
     int ambiguous;      /* candidates within the noise of each other */
     double noise_pct;   /* the medians' standard error, % */
 };
+/* The standard error, as a fraction, of a median of `runs` runs whose
+ * spread (standard deviation) is sd_pct percent. */
+double cli_median_se(double sd_pct, unsigned long runs);
 /* Choose the threshold (decide.c says how). */
 void cli_decide(const struct cli_xover *x, struct cli_decision *d);
 /* Worst loss (fraction) of any threshold t, with where it happens. */

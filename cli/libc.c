@@ -19,15 +19,22 @@
 
 #include "libc.h"
 
-const char *cli_libc_version(void)
+const char *cli_glibc_version(void)
 {
 #if defined(__GLIBC__)
-    static char v[32];
-    snprintf(v, sizeof(v), "glibc %s", gnu_get_libc_version());
-    return v;
+    return gnu_get_libc_version();
 #else
-    return "a C library other than glibc";
+    return "";
 #endif
+}
+
+const char *cli_libc_version(void)
+{
+    static char v[32];
+    if (*cli_glibc_version() == '\0')
+        return "a C library other than glibc";
+    snprintf(v, sizeof(v), "glibc %s", cli_glibc_version());
+    return v;
 }
 
 /* Path of the dynamic loader mapped into this process, or "" if none. */

@@ -7,6 +7,8 @@
 
 /* The C library's version ("glibc 2.36", or what is known). */
 const char *cli_libc_version(void);
+/* glibc's version alone ("2.36"), or "" under another C library. */
+const char *cli_glibc_version(void);
 /* glibc's memset-related tunables as the running dynamic loader reports
  * them (ld.so --list-tunables), one "name: value ..." line each, into
  * buf; returns the number of lines, 0 if they cannot be had. */

@@ -16,16 +16,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#if defined(__GLIBC__)
-#include <gnu/libc-version.h>
-#endif
 
 #include "pageclear.h"
 
@@ -33,6 +29,7 @@
 #include "buffer.h"
 #include "commands.h"
 #include "contract.h"
+#include "decide.h"
 #include "glibc_tunables.h"
 #include "libc.h"
 #include "measure.h"
@@ -218,8 +215,7 @@ static int measure_point(struct child ch[2], unsigned long runs, struct cli_gt_p
     p->now = st[0].median;
     p->set = st[1].median;
     p->ratio = rst.median;
-    /* the median's standard error, as decide.c: 1.25 sigma / sqrt(runs) */
-    p->se = 1.2533 * rst.stdev_pct / 100 * rst.mean / sqrt((double)runs);
+    p->se = cli_median_se(rst.stdev_pct, runs) * rst.mean;
     p->tol = cli_contract_tol(CLI_CONTRACT_CLEAR, (enum cli_cache)p->state);
     return 0;
 }
@@ -263,15 +259,6 @@ static const char *not_applicable(void)
     return "the glibc tunables for memset are x86-64's; none applies on this architecture";
 #else
     return NULL;
-#endif
-}
-
-static const char *libc_version(void)
-{
-#if defined(__GLIBC__)
-    return gnu_get_libc_version();
-#else
-    return "";
 #endif
 }
 
@@ -401,7 +388,7 @@ void cli_tune_glibc(FILE *rep, struct cli_records *rs, enum cli_format fmt,
      * words do there */
     FILE *say = fmt == CLI_FMT_DEFAULT ? rep : stderr;
     const char *lead = fmt == CLI_FMT_DEFAULT ? "" : "pageclear: tune: ";
-    const char *why = not_applicable(), *ver = libc_version();
+    const char *why = not_applicable(), *ver = cli_glibc_version();
     if (why != NULL) {
         fprintf(say, "%sglibc tunables: none (%s)\n", lead, why);
         return;

@@ -21,12 +21,12 @@
 #include "tune_preload.h"
 
 /* The standard error of the difference of two medians, as a fraction:
- * 1.25 sigma / sqrt(runs) each (decide.c's), added in quadrature. */
+ * each median's, added in quadrature. */
 static double noise(const struct cli_xover *x, size_t i, int c)
 {
-    double sa = x->a_sd[i][c], sb = x->b_sd[i][c];
-    double runs = x->runs > 1 ? (double)x->runs : 1;
-    return 1.2533 * sqrt(sa * sa + sb * sb) / 100 / sqrt(runs);
+    double sa = cli_median_se(x->a_sd[i][c], x->runs);
+    double sb = cli_median_se(x->b_sd[i][c], x->runs);
+    return sqrt(sa * sa + sb * sb);
 }
 
 /* Is b (pc_clear) behind a (memset) beyond the noise at size index i? */
