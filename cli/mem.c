@@ -6,9 +6,10 @@
  * extent; the figure is the statistics of RUNS runs (measure.c). --cache
  * says which extent each call gets (target.c): the same one (warm, perf's
  * way and the default), one not in cache (cold), a cold one the caller
- * then uses (use), or a fresh mapping each call touches first (first). `clear` stores zeros; `memset` stores what perf's
- * memset workload does, the loop index as the byte, or -v's byte, with the
- * functions that can store any byte.
+ * then uses (use), or a fresh mapping each call touches first (first).
+ * `clear` stores zeros; `memset` stores what perf's memset workload
+ * does, the loop index as the byte, or -v's byte, with the functions that
+ * can store any byte.
  * Without -s it sweeps sizes 4 KiB .. 4 GiB and prints one table.
  */
 #include <errno.h>
