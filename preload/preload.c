@@ -6,7 +6,9 @@
  * the library: profile key, PAGECLEAR_PRELOAD_MIN) a zero byte goes
  * through pc_clear's selection and any other byte through the fill of the
  * primitive that selection picks; below it, the next memset in the lookup
- * order (the C library's, or another preload's), resolved once.
+ * order (the C library's, or another preload's), resolved once. On
+ * x86-64 the entry stores calls of up to 64 bytes itself, which measured
+ * faster than passing them on (entry_x86_64.c).
  *
  * The states, in order; each call reads the state once:
  *   EARLY      before this library's constructor: other libraries'
@@ -40,6 +42,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "entry.h"
 #include "pageclear.h"
 #include "stats.h"
 
@@ -58,16 +61,18 @@ enum { ST_EARLY, ST_RESOLVING, ST_PASS, ST_READY };
 static _Atomic int state = ST_EARLY;
 /* Written by the constructor before it publishes PASS or READY (release),
  * read after the state (acquire). */
-static void *(*real_memset)(void *, int, size_t);
+void *(*pci_preload_real)(void *, int, size_t);
 static size_t min_len = SIZE_MAX;
 static const char *pass_why = "not initialised";
-/* The fast path's one test: a length below it goes straight to the real
- * memset. 0 until the real memset is known (everything to set()), then
- * min_len when READY, SIZE_MAX when passing through, and 0 again while
- * PAGECLEAR_PRELOAD_STATS counts every call. Published with release after
- * real_memset; the measured cost of a call below the threshold is one
- * load, one compare and the jump (docs/preload.md). */
-static _Atomic size_t fast_min;
+/* The fast path's test (entry.h): a length below it goes straight to the
+ * real memset. 0 until the real memset is known (everything to
+ * pci_preload_set), then min_len when READY, SIZE_MAX when passing
+ * through, and 0 again while PAGECLEAR_PRELOAD_STATS counts every call.
+ * Published with release after pci_preload_real; the cost of a call below
+ * the threshold is one load, one compare and the jump (docs/preload.md). */
+_Atomic size_t pci_preload_fast_min;
+/* Set last, and only when READY and not counting (entry.h). */
+size_t pci_preload_own_below;
 
 /* From this length a call about to go through pageclear first asks the
  * kernel whether the page of its middle byte is resident (mincore, one
@@ -145,7 +150,7 @@ static int first_touch(const void *s, size_t n)
     return rc != 0 || (vec & 1) == 0;
 }
 
-__attribute__((noinline)) static void *set(void *s, int c, size_t n)
+void *pci_preload_set(void *s, int c, size_t n)
 {
     int st = atomic_load_explicit(&state, memory_order_acquire);
     if (st < ST_PASS)
@@ -158,28 +163,26 @@ __attribute__((noinline)) static void *set(void *s, int c, size_t n)
     }
     if (pci_preload_stats_on && !busy)
         pci_preload_count(PCI_ROUTE_LIBC, n);
-    return real_memset(s, c, n);
+    return pci_preload_real(s, c, n);
 }
 
-/* Below the threshold: straight on to the real memset (a tail call). */
-static inline int below(size_t n)
+#if !PCI_PRELOAD_ASM_ENTRY
+/* The generic entry: below the threshold straight on to the real memset
+ * (a tail call), else pci_preload_set. x86-64 has its own, which also
+ * stores the calls of a few bytes itself (entry_x86_64.c). */
+void *pci_preload_memset(void *s, int c, size_t n)
 {
-    return n < atomic_load_explicit(&fast_min, memory_order_acquire);
+    if (n < atomic_load_explicit(&pci_preload_fast_min, memory_order_acquire))
+        return pci_preload_real(s, c, n);
+    return pci_preload_set(s, c, n);
 }
 
-void *memset(void *s, int c, size_t n)
-{
-    if (below(n))
-        return real_memset(s, c, n);
-    return set(s, c, n);
-}
+void *memset(void *s, int c, size_t n) __attribute__((alias("pci_preload_memset")));
+#endif
 
 void bzero(void *s, size_t n)
 {
-    if (below(n))
-        real_memset(s, 0, n);
-    else
-        set(s, 0, n);
+    (void)pci_preload_memset(s, 0, n);
 }
 
 /* Never elided: the stores reach the caller's memory through a call the
@@ -187,19 +190,14 @@ void bzero(void *s, size_t n)
  * knows the memory dead. */
 void explicit_bzero(void *s, size_t n)
 {
-    if (below(n))
-        real_memset(s, 0, n);
-    else
-        set(s, 0, n);
+    (void)pci_preload_memset(s, 0, n);
 }
 
 void *__memset_chk(void *s, int c, size_t n, size_t destlen)
 {
     if (destlen < n)
         __chk_fail();
-    if (below(n))
-        return real_memset(s, c, n);
-    return set(s, c, n);
+    return pci_preload_memset(s, c, n);
 }
 
 static int env_is(const char *name, const char *value)
@@ -254,7 +252,7 @@ __attribute__((constructor)) static void preload_init(void)
         (void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
         return; /* the safe path for good */
     }
-    real_memset = (void *(*)(void *, int, size_t))f;
+    pci_preload_real = (void *(*)(void *, int, size_t))f;
     pci_preload_stats_on = !env_is("PAGECLEAR_PRELOAD_STATS", NULL) &&
                            !env_is("PAGECLEAR_PRELOAD_STATS", "0") &&
                            !env_is("PAGECLEAR_PRELOAD_STATS", "");
@@ -271,7 +269,10 @@ __attribute__((constructor)) static void preload_init(void)
     }
     size_t fast = pass_why == NULL ? min_len : SIZE_MAX;
 
-    atomic_store_explicit(&fast_min, pci_preload_stats_on ? 0 : fast, memory_order_release);
+    atomic_store_explicit(&pci_preload_fast_min, pci_preload_stats_on ? 0 : fast,
+                          memory_order_release);
+    if (pass_why == NULL && !pci_preload_stats_on)
+        pci_preload_own_below = PCI_PRELOAD_OWN_MAX + 1;
 }
 
 __attribute__((destructor)) static void preload_fini(void)

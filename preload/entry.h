@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * entry.h - what the memset entry point reads, shared by preload.c (which
+ * writes it, and holds the generic entry) and entry_x86_64.c (the entry
+ * written in assembly, for the calls of a few bytes; docs/preload.md,
+ * "Below the threshold").
+ */
+#ifndef PCI_PRELOAD_ENTRY_H
+#define PCI_PRELOAD_ENTRY_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#pragma GCC visibility push(hidden)
+
+/* 1 where entry_x86_64.c defines memset and pci_preload_memset. */
+#if defined(__x86_64__) && !defined(__ILP32__) && defined(__ELF__)
+#define PCI_PRELOAD_ASM_ENTRY 1
+#else
+#define PCI_PRELOAD_ASM_ENTRY 0
+#endif
+
+/* The longest call the x86-64 entry stores itself: four 16-byte stores
+ * (the x86-64 baseline's vectors, so every CPU runs them) cover 16-64
+ * bytes, and past 64 the C library's wider vectors measured ahead. */
+#define PCI_PRELOAD_OWN_MAX 64
+
+/* Calls shorter than this the entry stores itself: PCI_PRELOAD_OWN_MAX + 1
+ * once READY with no counting, else 0 (every call is then the C library's,
+ * or counted, or on the safe path). */
+extern size_t pci_preload_own_below;
+/* Calls shorter than this (and not stored by the entry) go straight to
+ * pci_preload_real; the others to pci_preload_set. preload.c says when
+ * each value holds. */
+extern _Atomic size_t pci_preload_fast_min;
+/* The next memset in the lookup order, once resolved. */
+extern void *(*pci_preload_real)(void *, int, size_t);
+
+/* Every call the fast path does not finish: the states, pageclear, the
+ * counters (preload.c). */
+void *pci_preload_set(void *s, int c, size_t n);
+
+/* The entry behind memset, bzero, explicit_bzero and __memset_chk. */
+void *pci_preload_memset(void *s, int c, size_t n);
+
+#pragma GCC visibility pop
+
+#endif
