@@ -33,6 +33,8 @@ __asm__(
     "	mov	%rdi, %rax\n"
     "	cmp	pci_preload_own_below(%rip), %rdx\n"
     "	jae	2f\n"
+    "	cmp	$4, %rdx\n"
+    "	jb	3f\n"
     /* The byte in all eight bytes of rcx. */
     "	movzbl	%sil, %ecx\n"
     "	movabs	$0x0101010101010101, %r8\n"
@@ -56,9 +58,7 @@ __asm__(
     /* 4-15 B: four 4-byte stores at s, s + b, s + n - 4 - b, s + n - 4,
      * with b = 4 from 8 B and 0 below: [s, s + 8) and [s + n - 8, s + n)
      * from 8 B, which cover n up to 16, without a branch. */
-    "1:	cmp	$4, %edx\n"
-    "	jb	3f\n"
-    "	mov	%edx, %r8d\n"
+    "1:	mov	%edx, %r8d\n"
     "	shr	$3, %r8d\n"
     "	shl	$2, %r8d\n"
     "	mov	%ecx, (%rdi)\n"

@@ -185,6 +185,19 @@ print(h.hexdigest())'
     [ -n "$want" ] && [ "$want" = "$got" ] || bad "python3: $got, not $want"
     [ "$(stat py '[1M, 16M)' 1)" -gt 0 ] || bad "python3: no call went via pageclear"
     ;;
+calls)
+    # The per-call benchmark (tests/preload/calls.c) runs and compares what
+    # it says: under the preload the memset it finds is not the C
+    # library's, without it both are. One round, not a timing check.
+    calls="$(dirname "$target")/preload_calls"
+    env LD_PRELOAD="$preload" "$calls" 1 1 8 64 200 > "$tmp/calls.out" 2>&1 ||
+        { bad "preload_calls under the preload"; cat "$tmp/calls.out"; }
+    grep -q "a preload's" "$tmp/calls.out" || bad "preload_calls did not find the preload"
+    [ "$(grep -c '^ *[0-9]' "$tmp/calls.out")" = 4 ] || bad "preload_calls: not 4 sizes"
+    "$calls" 1 8 > "$tmp/plain.out" 2>&1 || bad "preload_calls without the preload"
+    grep -q "no preload" "$tmp/plain.out" || bad "preload_calls saw a preload where none was"
+    "$calls" 0 > /dev/null 2>&1; [ $? -eq 2 ] || bad "preload_calls 0 rounds: not exit 2"
+    ;;
 *)
     echo "preload.sh: unknown case $case_"; exit 2 ;;
 esac
