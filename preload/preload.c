@@ -240,6 +240,21 @@ static int init_pageclear(void)
     return 0;
 }
 
+/* 1 if f is the C library's own memset. Only then does the entry store
+ * short calls itself: a memset preload after this one in LD_PRELOAD (one
+ * the user chose, and `pageclear exec` keeps) serves every call below
+ * preload_min. Asked of libc.so.6 by name, already loaded (RTLD_NOLOAD);
+ * anything else, or no answer, counts as another preload. */
+static int next_is_libc(void *f)
+{
+    void *h = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+    if (h == NULL)
+        return 0;
+    void *own = dlsym(h, "memset");
+    dlclose(h);
+    return own != NULL && own == f;
+}
+
 __attribute__((constructor)) static void preload_init(void)
 {
     int expect = ST_EARLY;
@@ -271,7 +286,7 @@ __attribute__((constructor)) static void preload_init(void)
 
     atomic_store_explicit(&pci_preload_fast_min, pci_preload_stats_on ? 0 : fast,
                           memory_order_release);
-    if (pass_why == NULL && !pci_preload_stats_on)
+    if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f))
         pci_preload_own_below = PCI_PRELOAD_OWN_MAX + 1;
 }
 

@@ -4,8 +4,8 @@
  * libpageclear-preload.so is put before it: it counts the calls that
  * reach it and passes them on. Below preload_min the calls must reach it
  * (the preload's "next memset" is the next in the lookup order, not the C
- * library's by name); from preload_min they must not. It prints its count
- * at exit.
+ * library's by name), the short ones the preload could store itself too;
+ * from preload_min they must not. It prints its counts at exit.
  */
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -16,7 +16,7 @@
 __attribute__((visibility("default"))) void *memset(void *s, int c, size_t n);
 
 static void *(*next_memset)(void *, int, size_t);
-static atomic_ulong large, small;
+static atomic_ulong large, small, tiny;
 
 static void *slow(void *s, int c, size_t n)
 {
@@ -29,6 +29,8 @@ static void *slow(void *s, int c, size_t n)
 void *memset(void *s, int c, size_t n)
 {
     atomic_fetch_add(n >= ((size_t)1 << 20) ? &large : &small, 1);
+    if (n <= 64)
+        atomic_fetch_add(&tiny, 1);
     return next_memset != NULL ? next_memset(s, c, n) : slow(s, c, n);
 }
 
@@ -40,8 +42,9 @@ __attribute__((constructor)) static void chain_init(void)
 __attribute__((destructor)) static void chain_fini(void)
 {
     char line[96];
-    int n = snprintf(line, sizeof(line), "chain: small %lu large %lu\n",
-                     (unsigned long)atomic_load(&small), (unsigned long)atomic_load(&large));
+    int n = snprintf(line, sizeof(line), "chain: small %lu large %lu tiny %lu\n",
+                     (unsigned long)atomic_load(&small), (unsigned long)atomic_load(&large),
+                     (unsigned long)atomic_load(&tiny));
     if (n > 0)
         (void)!write(STDERR_FILENO, line, (size_t)n);
 }

@@ -12,7 +12,7 @@
  *                     selected large lengths, bytes 0 and non-zero, all
  *                     four entry points; return values; length 0 at a
  *                     guard page
- *   target route      64 calls of 64 KiB and 3 of 4 MiB (the script reads
+ *   target route      16 calls of 24 B, 64 of 64 KiB and 3 of 4 MiB (the script reads
  *                     PAGECLEAR_PRELOAD_STATS to see where they went)
  *   target ctor       checks what its constructor and early.so's cleared
  *   target signal     memset in a SIGALRM handler firing while the main
@@ -188,6 +188,11 @@ static int mode_route(void)
         make_run((unsigned char)(i + 1));
         call(0, small, i + 1, sizeof(small));
         CHECK(all(small, sizeof(small), (unsigned char)(i + 1)));
+    }
+    make_run(0x5b);
+    for (int i = 0; i < 16; i++) { /* short calls: the chain case counts them */
+        call(0, small, 0x5b, 24);
+        CHECK(all(small, 24, 0x5b) && small[24] != 0x5b);
     }
     size_t n = (size_t)4 << 20;
     unsigned char *big = malloc(n);
