@@ -7,6 +7,7 @@
  * under another glibc (started through that glibc's ld.so) names that
  * glibc's thresholds, not the system's.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -26,6 +27,26 @@ const char *cli_glibc_version(void)
 #else
     return "";
 #endif
+}
+
+cli_memset_fn cli_libc_memset(void)
+{
+    static cli_memset_fn f;
+    static int done;
+    if (!done) { /* the command is single-threaded when it measures */
+        void *h = dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+        f = h != NULL ? (cli_memset_fn)dlsym(h, "memset") : NULL;
+        if (h != NULL)
+            dlclose(h);
+        done = 1;
+    }
+    return f;
+}
+
+int cli_memset_interposed(void)
+{
+    cli_memset_fn own = cli_libc_memset();
+    return own != NULL && own != (cli_memset_fn)dlsym(RTLD_DEFAULT, "memset");
 }
 
 const char *cli_libc_version(void)

@@ -16,9 +16,14 @@
 
 #include "args.h"
 #include "counters.h"
+#include "libc.h"
 #include "measure.h"
 #include "stats.h"
 #include "target.h"
+
+/* The C library's own memset for CLI_FN_LIBC, set when that function is
+ * listed (cli_fn_list): call() must not look it up per call. */
+static cli_memset_fn libc_memset;
 
 /* One call of f over [p, p + n): a clear, or with byte >= 0 a fill. */
 static void call(const struct cli_fn *f, char *p, size_t n, int byte)
@@ -29,6 +34,8 @@ static void call(const struct cli_fn *f, char *p, size_t n, int byte)
         (void)pc_clear_cold(p, n);
     else if (f->kind == CLI_FN_GLIBC)
         memset(p, byte < 0 ? 0 : byte, n);
+    else if (f->kind == CLI_FN_LIBC)
+        libc_memset(p, byte < 0 ? 0 : byte, n);
     else if (byte < 0)
         (void)pc_impl_clear((size_t)f->kind, p, n);
     else
@@ -160,7 +167,7 @@ int cli_impl_cache(const char *name)
 
 int cli_fn_fills(const struct cli_fn *f)
 {
-    if (f->kind == CLI_FN_GLIBC)
+    if (f->kind == CLI_FN_GLIBC || f->kind == CLI_FN_LIBC)
         return 1;
     /* a primitive that can fill accepts a non-zero byte on an empty range */
     return f->kind >= 0 && pc_impl_fill((size_t)f->kind, NULL, 0, 1) == 0;
@@ -179,6 +186,11 @@ size_t cli_fn_list(struct cli_fn *fns, size_t max, int which)
             fns[n++] = library[i];
     if ((which & CLI_FNS_GLIBC) && n < max)
         fns[n++] = (struct cli_fn){"glibc", CLI_FN_GLIBC, 0, 0};
+    /* libc: listed only under a preload, where it differs from glibc;
+     * `-f libc` names it anywhere (cli_fn_find). */
+    if ((which & CLI_FNS_GLIBC) && (which & CLI_FNS_LIBC_ALWAYS || cli_memset_interposed()) &&
+        (libc_memset = cli_libc_memset()) != NULL && n < max)
+        fns[n++] = (struct cli_fn){"libc", CLI_FN_LIBC, 0, 0};
     for (size_t i = 0; (which & CLI_FNS_PRIMITIVES) && i < pc_impl_count() && n < max; i++) {
         struct pc_impl_info in;
         pc_impl_get(i, &in);
@@ -195,7 +207,7 @@ size_t cli_fn_list(struct cli_fn *fns, size_t max, int which)
 int cli_fn_find(const char *name, struct cli_fn *out)
 {
     struct cli_fn all[CLI_MAX_FNS];
-    size_t n = cli_fn_list(all, CLI_MAX_FNS, CLI_FNS_ALL);
+    size_t n = cli_fn_list(all, CLI_MAX_FNS, CLI_FNS_ALL | CLI_FNS_LIBC_ALWAYS);
     for (size_t i = 0; i < n; i++)
         if (strcmp(all[i].name, name) == 0) {
             *out = all[i];

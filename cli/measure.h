@@ -15,10 +15,11 @@
 #define CLI_FN_GLIBC (-2)
 #define CLI_FN_PC_BATCHED (-3) /* pc_clear_batched, chunk = its unit */
 #define CLI_FN_PC_COLD (-4)    /* pc_clear_cold */
+#define CLI_FN_LIBC (-5)       /* the C library's own memset, past a preload */
 #define CLI_MAX_FNS 32
 struct cli_fn {
     char name[48];
-    int kind;     /* CLI_FN_PC_*, CLI_FN_GLIBC, or a primitive index */
+    int kind;     /* CLI_FN_PC_*, CLI_FN_GLIBC, CLI_FN_LIBC, or a primitive index */
     size_t chunk; /* one call per chunk bytes; 0: one call per pass */
     int byte;     /* 1..255: store this byte whatever the target says (the
                      suite's zero-against-fill table); 0: the target's */
@@ -28,13 +29,15 @@ struct cli_counts {
     double l1d_loads, l1d_misses; /* per run */
 };
 /* Which functions a list holds: the library's clears (pc_clear,
- * pc_clear_batched, pc_clear_cold), the C library's memset, the
+ * pc_clear_batched, pc_clear_cold), the C library's memset (as the
+ * program calls it, and under a preload the C library's own), the
  * primitives this host runs. CLI_FNS_FILL keeps only what can store any
  * byte (glibc and the fill-capable primitives: perf's memset workload). */
 #define CLI_FNS_LIBRARY 1
 #define CLI_FNS_GLIBC 2
 #define CLI_FNS_PRIMITIVES 4
 #define CLI_FNS_FILL 8
+#define CLI_FNS_LIBC_ALWAYS 16 /* libc even with no preload (a name looked up) */
 #define CLI_FNS_ALL (CLI_FNS_LIBRARY | CLI_FNS_GLIBC | CLI_FNS_PRIMITIVES)
 size_t cli_fn_list(struct cli_fn *fns, size_t max, int which);
 /* 0, -ENOTSUP (a primitive this host cannot run) or -ENOENT. */

@@ -65,7 +65,9 @@ static void print_help_functions(int fill)
         else if (fns[i].kind == CLI_FN_PC_COLD)
             what = "pc_clear_cold: for memory nobody reads soon";
         else if (fns[i].kind == CLI_FN_GLIBC)
-            what = "the C library's memset";
+            what = "the C library's memset, as this program calls it";
+        else if (fns[i].kind == CLI_FN_LIBC)
+            what = "the C library's own memset, past the preload";
         printf("  %-20s %s\n", fns[i].name, what);
     }
     for (size_t i = 0; i < pc_impl_count(); i++) {
@@ -88,8 +90,8 @@ void cli_mem_usage(FILE *f)
             "  -k, --chunk CHUNK     one call per CHUNK bytes (0 = whole size)\n"
             "  -l, --nr_loops LOOPS  passes per run (default: enough for 256 MiB)\n"
             "  -n, --runs RUNS       timed runs for the statistics (default %d)\n"
-            "  -f, --function NAME   a function, 'all' or 'help' (default pc_clear;\n"
-            "                        memset: glibc)\n"
+            "  -f, --function NAMES  a function, a comma list (interleaved), 'all'\n"
+            "                        or 'help' (default pc_clear; memset: glibc)\n"
             "  --cache warm|cold|use|first  the extent each call gets: the same one\n"
             "                        again (warm, perf's way, the default), one not\n"
             "                        in cache (cold), a cold one the caller then\n"
@@ -167,24 +169,51 @@ static int parse(int argc, char **argv, struct mem_opts *o)
     return 0;
 }
 
-/* The functions -f names; returns their count, 0 after an error message. */
-static size_t select_functions(const char *want, int fill, struct cli_fn *sel)
+/* One function -f names, into *out; 0, or -1 after an error message. */
+static int select_one(const char *want, int fill, struct cli_fn *out)
 {
-    if (want == NULL || strcmp(want, "all") == 0)
-        return cli_fn_list(sel, CLI_MAX_FNS, CLI_FNS_ALL | (fill ? CLI_FNS_FILL : 0));
-    int rc = cli_fn_find(want, &sel[0]);
-    if (rc == 0 && fill && !cli_fn_fills(&sel[0])) {
+    int rc = cli_fn_find(want, out);
+    if (rc == 0 && fill && !cli_fn_fills(out)) {
         cli_error("-f: '%s' stores only zeros: use 'pageclear mem clear -f %s'", want, want);
-        return 0;
+        return -1;
     }
     if (rc == 0)
-        return 1;
+        return 0;
     if (rc == -ENOTSUP)
         cli_error("-f: '%s' cannot run on this CPU/OS; see 'pageclear mem clear -f help'",
                   want);
     else
         cli_error("-f: unknown function '%s'; see 'pageclear mem clear -f help'", want);
-    return 0;
+    return -1;
+}
+
+/* The functions -f names (one, a comma list, or all); returns their
+ * count, 0 after an error message. */
+static size_t select_functions(const char *want, int fill, struct cli_fn *sel)
+{
+    if (want == NULL || strcmp(want, "all") == 0)
+        return cli_fn_list(sel, CLI_MAX_FNS, CLI_FNS_ALL | (fill ? CLI_FNS_FILL : 0));
+    size_t n = 0;
+    for (const char *p = want;; p++) {
+        const char *end = strchr(p, ',');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        char name[sizeof(sel[0].name)];
+        if (len == 0 || len >= sizeof(name)) {
+            cli_error("-f: '%s': an empty or overlong name in the list", want);
+            return 0;
+        }
+        if (n == CLI_MAX_FNS) {
+            cli_error("-f: more than %d functions", CLI_MAX_FNS);
+            return 0;
+        }
+        memcpy(name, p, len);
+        name[len] = '\0';
+        if (select_one(name, fill, &sel[n++]) != 0)
+            return 0;
+        if (end == NULL)
+            return n;
+        p = end;
+    }
 }
 
 static unsigned long auto_loops(size_t size)

@@ -21,6 +21,8 @@ expect 2 "at least 1 byte" mem clear -s 0
 expect 2 "too large" mem clear -s 99999999999999999999
 expect 2 "invalid size" mem clear -s 1M -k -3
 expect 2 "unknown function" mem clear -s 1M -f nope
+expect 2 "unknown function 'nope'" mem memset -s 4K -f glibc,nope
+expect 2 "an empty or overlong name" mem memset -s 4K -f glibc,
 expect 2 "invalid page size" mem clear -s 1M -p 3MB
 expect 2 "needs a value" mem clear -s
 expect 2 "no command given" exec

@@ -201,6 +201,16 @@ calls)
     "$calls" 1 8 > "$tmp/plain.out" 2>&1 || bad "preload_calls without the preload"
     grep -q "no preload" "$tmp/plain.out" || bad "preload_calls saw a preload where none was"
     "$calls" 0 > /dev/null 2>&1; [ $? -eq 2 ] || bad "preload_calls 0 rounds: not exit 2"
+    # pageclear mem's libc function: the C library's own memset, listed
+    # only under a preload, and a row of its own in -f glibc,libc.
+    env LD_PRELOAD="$preload" "$bin" mem memset -f glibc,libc -v 0 -s 4K -n 1 -l 10 \
+        --format=csv > "$tmp/mem.csv" 2>&1 || bad "mem -f glibc,libc under the preload"
+    [ "$(grep -c '^memset,glibc,4096,' "$tmp/mem.csv")" = 1 ] &&
+        [ "$(grep -c '^memset,libc,4096,' "$tmp/mem.csv")" = 1 ] ||
+        { bad "mem -f glibc,libc: not one row each"; cat "$tmp/mem.csv"; }
+    env LD_PRELOAD="$preload" "$bin" mem memset -f help | grep -q '^  libc ' ||
+        bad "libc not listed under the preload"
+    "$bin" mem memset -f help | grep -q '^  libc ' && bad "libc listed with no preload"
     ;;
 *)
     echo "preload.sh: unknown case $case_"; exit 2 ;;
