@@ -27,8 +27,9 @@
 
 /* Calls shorter than this the entry stores itself: PCI_PRELOAD_OWN_MAX + 1
  * once READY with no counting, else 0 (every call is then the C library's,
- * or counted, or on the safe path). */
-extern size_t pci_preload_own_below;
+ * or counted, or on the safe path). Atomic because a thread may read it
+ * while the constructor sets it; either value is safe to act on. */
+extern _Atomic size_t pci_preload_own_below;
 /* Calls shorter than this (and not stored by the entry) go straight to
  * pci_preload_real; the others to pci_preload_set. preload.c says when
  * each value holds. */
