@@ -6,9 +6,10 @@
  * passing every short call on to the C library cost about 1 ns a call
  * (the second indirect jump), and C versions that stored the short calls
  * themselves lost it again in taken branches (the compiler shares one
- * return between the cases). Here 16-64 B take no taken branch and store
- * with four overlapping 16-byte stores, 8-15 B one, and each case returns
- * where it stores.
+ * return between the cases). Here 16-64 B take no taken branch (four
+ * overlapping 16-byte stores), 4-15 B and 0-3 B one each, and each case
+ * returns where it stores. The stores are on only where the next memset
+ * is the C library's own (preload.c, next_is_libc).
  *
  * The contract is memset's: returns s, sets the low byte of c into
  * [s, s + n), nothing outside; no stack, no call, nothing but the
