@@ -128,7 +128,7 @@ int cli_fill_table(size_t size, unsigned long runs, enum cli_format fmt, int tab
             cli_error("bench: %s", err);
             return -1;
         }
-        unsigned long loops = sizes[si] >= BYTES_PER_RUN ? 1 : BYTES_PER_RUN / sizes[si];
+        unsigned long loops = cli_loops_per_run(sizes[si], BYTES_PER_RUN);
         cli_measure(fns, nfn, &t, loops, runs, 0, st[si], NULL);
         cli_target_unmap(&t);
         for (size_t f = 0; f < nfn; f++) {

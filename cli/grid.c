@@ -59,8 +59,7 @@ int cli_grid_run(struct cli_grid *g, const char *label)
             cli_error("%s: %s", label, err);
             return -1;
         }
-        unsigned long loops = size >= g->bytes_per_run ? 1
-                                                       : (unsigned long)(g->bytes_per_run / size);
+        unsigned long loops = cli_loops_per_run(size, g->bytes_per_run);
         for (int c = 0; c < CLI_NCACHE; c++) {
             if (!(g->states & (1u << c)))
                 continue;

@@ -165,6 +165,11 @@ int cli_impl_cache(const char *name)
     return i >= 0 && pc_impl_get((size_t)i, &in) == 0 ? (int)in.cache : -1;
 }
 
+unsigned long cli_loops_per_run(size_t size, size_t bytes_per_run)
+{
+    return size >= bytes_per_run ? 1 : (unsigned long)(bytes_per_run / size);
+}
+
 int cli_fn_fills(const struct cli_fn *f)
 {
     if (f->kind == CLI_FN_GLIBC || f->kind == CLI_FN_LIBC)

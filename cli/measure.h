@@ -65,6 +65,9 @@ int cli_fn_portable(const struct cli_fn *f);
 int cli_impl_cache(const char *name);
 /* 1 if f can store a non-zero byte (perf's memset workload). */
 int cli_fn_fills(const struct cli_fn *f);
+/* Passes per run over an extent of size bytes so that a run clears at
+ * least bytes_per_run (one pass from that size on). */
+unsigned long cli_loops_per_run(size_t size, size_t bytes_per_run);
 /* Time fns[0..n) on target t: one untimed pass each, then `runs` runs of
  * `loops` calls, interleaved; counts (if not NULL) gets L1D counts when
  * counters is set and they can be had. */

@@ -216,11 +216,6 @@ static size_t select_functions(const char *want, int fill, struct cli_fn *sel)
     }
 }
 
-static unsigned long auto_loops(size_t size)
-{
-    return size >= AUTO_BYTES_PER_RUN ? 1 : (unsigned long)(AUTO_BYTES_PER_RUN / size);
-}
-
 static int map_or_fail(struct cli_target *t, const struct mem_opts *o, size_t size)
 {
     char err[512];
@@ -254,7 +249,7 @@ static int run_single(const struct mem_opts *o, struct cli_fn *sel, size_t n,
     struct cli_target t;
     struct cli_stats st[CLI_MAX_FNS];
     struct cli_counts ct[CLI_MAX_FNS];
-    unsigned long loops = o->loops ? o->loops : auto_loops(o->size);
+    unsigned long loops = o->loops ? o->loops : cli_loops_per_run(o->size, AUTO_BYTES_PER_RUN);
     if (map_or_fail(&t, o, o->size) != 0)
         return CLI_EXIT_RUNTIME;
     for (size_t f = 0; f < n; f++)
@@ -316,7 +311,7 @@ static int run_sweep(const struct mem_opts *o, struct cli_fn *sel, size_t n,
         cli_progress("mem %s: %s", workload, cli_fmt_size(size, s1, sizeof(s1)));
         if (map_or_fail(&t, o, size) != 0)
             return CLI_EXIT_RUNTIME;
-        unsigned long loops = o->loops ? o->loops : auto_loops(size);
+        unsigned long loops = o->loops ? o->loops : cli_loops_per_run(size, AUTO_BYTES_PER_RUN);
         cli_measure(sel, n, &t, loops, o->runs, o->counters, st, ct);
         cli_target_unmap(&t);
         cli_progress("%s", "");

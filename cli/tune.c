@@ -346,7 +346,7 @@ static void from_grid(const struct tune *t, const struct recipe *r, struct cli_x
     x->n = 0;
     while (off + x->n < t->nsize && (r->span == 0 || x->sizes[x->n] <= r->span))
         x->n++;
-    while (r->above_vector_max && x->first < x->n && t->sizes[x->first] < t->chosen.vector_max)
+    while (r->above_vector_max && x->first < x->n && x->sizes[x->first] < t->chosen.vector_max)
         x->first++;
     for (size_t i = 0; i < x->n; i++)
         for (int c = 0; c < CLI_NCACHE; c++) {

@@ -98,7 +98,7 @@ int cli_tune_memset_child(void)
             msize = (size_t)size;
             mstate = state;
         }
-        unsigned long loops = msize >= BYTES_PER_RUN ? 1 : (unsigned long)(BYTES_PER_RUN / msize);
+        unsigned long loops = cli_loops_per_run(msize, BYTES_PER_RUN);
         struct cli_stats st;
         double gbs = 0;
         cli_measure_runs(&f, 1, &t, loops, 1, 0, &st, NULL, &gbs);
@@ -206,7 +206,7 @@ static int measure_point(struct child ch[2], unsigned long runs, struct cli_gt_p
     for (int k = 0; k < 2; k++) {
         cli_stats(v[k], runs, &st[k]);
         struct cli_record rec = {"tune", k ? "glibc+GLIBC_TUNABLES" : "glibc", "4KB", p->size,
-                                 0, p->size >= BYTES_PER_RUN ? 1 : BYTES_PER_RUN / p->size,
+                                 0, cli_loops_per_run(p->size, BYTES_PER_RUN),
                                  1, "GB/s", st[k], NULL,
                                  cli_cache_name((enum cli_cache)p->state), "loop-index", NULL};
         cli_records_add(rs, &rec);
