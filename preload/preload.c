@@ -73,6 +73,7 @@ static const char *pass_why = "not initialised";
 _Atomic size_t pci_preload_fast_min;
 /* Set last, and only when READY and not counting (entry.h). */
 _Atomic size_t pci_preload_own_below;
+_Atomic size_t pci_preload_vec_below;
 
 /* From this length a call about to go through pageclear first asks the
  * kernel whether the page of its middle byte is resident (mincore, one
@@ -286,9 +287,13 @@ __attribute__((constructor)) static void preload_init(void)
 
     atomic_store_explicit(&pci_preload_fast_min, pci_preload_stats_on ? 0 : fast,
                           memory_order_release);
-    if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f))
+    if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f)) {
         atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);
+        if (pci_preload_entry_avx512() && !env_is("PAGECLEAR_PRELOAD_AVX512", "0"))
+            atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
+                                  memory_order_relaxed);
+    }
 }
 
 __attribute__((destructor)) static void preload_fini(void)
