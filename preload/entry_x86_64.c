@@ -70,15 +70,16 @@ __asm__(
     "	sub	%r8, %rdi\n"
     "	movups	%xmm0, -16(%rdi,%rdx)\n"
     "	ret\n"
+    /* Each case the head branches to starts a 32-byte block. Without
+     * that, which case crossed a 64-byte line moved with every edit, and
+     * the crossing one measured up to a quarter slower under glibc 2.41
+     * (1-3 B: 1.34-1.36 against 1.09-1.10 aligned; 4-12 B: 1.33 against
+     * 1.05-1.11 once the shorter multiply above moved the case back
+     * inside the line). The padding follows a ret and never runs. */
+    "	.p2align 5\n"
     /* 4-15 B: four 4-byte stores at s, s + b, s + n - 4 - b, s + n - 4,
      * with b = 4 from 8 B and 0 below: [s, s + 8) and [s + n - 8, s + n)
      * from 8 B, which cover n up to 16, without a branch. */
-    /* Each case the head branches to starts a 32-byte block. Without
-     * that, which case crossed a 64-byte line moved with every edit, and
-     * the crossing one measured up to a quarter slower (under glibc 2.41,
-     * 1-3 B: 1.34-1.36 against 1.09-1.10 aligned; 4-12 B: 1.33 against
-     * 1.05-1.11). The padding follows a ret and never runs. */
-    "	.p2align 5\n"
     "1:	mov	%edx, %r8d\n"
     "	shr	$3, %r8d\n"
     "	shl	$2, %r8d\n"
@@ -97,13 +98,11 @@ __asm__(
     "	shr	%edx\n"
     "	mov	%sil, (%rdi,%rdx)\n"
     "5:	ret\n"
-    /* AVX-512 (BW, VL) and BMI2: 0-32 B one masked 32-byte store, no taken
-     * branch; a masked-off byte is never written and never faults. 33-64
-     * B two overlapping 32-byte stores. ymm16 needs no vzeroupper. */
-    /* 0-64 B: k1 holds the low n bits of 64, k2 its upper half; each
-     * 32-byte store writes the bytes its mask selects, and a masked-off
-     * byte is neither written nor faulted on (the second store of a call
-     * up to 32 B writes nothing). ymm16 needs no vzeroupper. */
+    /* AVX-512 (BW, VL) and BMI2, 0-64 B: k1 holds the low n bits of 64,
+     * k2 its upper half; each 32-byte store writes the bytes its mask
+     * selects, and a masked-off byte is neither written nor faulted on
+     * (the second store of a call up to 32 B writes nothing). ymm16 needs
+     * no vzeroupper. */
     "	.p2align 5\n"
     "4:	vpbroadcastb %esi, %ymm16\n"
     "	mov	$-1, %rcx\n"
