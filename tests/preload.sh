@@ -201,7 +201,9 @@ calls)
     env LD_PRELOAD="$preload" "$calls" 1 1 8 64 200 > "$tmp/calls.out" 2>&1 ||
         { bad "preload_calls under the preload"; cat "$tmp/calls.out"; }
     grep -q "a preload's" "$tmp/calls.out" || bad "preload_calls did not find the preload"
-    [ "$(grep -c '^ *[0-9]' "$tmp/calls.out")" = 4 ] || bad "preload_calls: not 4 sizes"
+    # 4 sizes over the extent, then the 3 of them up to 64 B at a page's end.
+    [ "$(grep -c '^ *[0-9]' "$tmp/calls.out")" = 7 ] || bad "preload_calls: not 4 + 3 rows"
+    grep -q "PROT_NONE" "$tmp/calls.out" || bad "preload_calls: no page-end table"
     "$calls" 1 8 > "$tmp/plain.out" 2>&1 || bad "preload_calls without the preload"
     grep -q "no preload" "$tmp/plain.out" || bad "preload_calls saw a preload where none was"
     "$calls" 0 > /dev/null 2>&1; [ $? -eq 2 ] || bad "preload_calls 0 rounds: not exit 2"

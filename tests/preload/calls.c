@@ -14,12 +14,16 @@
  * Prints per size the median ns per call of each and the median, lowest
  * and highest of the per-round ratios (interposed / C library). A ratio
  * is the figure to quote: two runs on a shared machine move together.
+ * Then the sizes up to 64 B again, each call ending at the end of a page
+ * whose next page is PROT_NONE (the same bytes every call: warm), where a
+ * wide masked store can cost far more than its bytes (entry_x86_64.c).
  * Without a preload both pointers are the C library's and it says so.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 typedef void *(*memset_fn)(void *, int, size_t);
@@ -52,6 +56,19 @@ __attribute__((noinline)) static double per_call(memset_fn f, size_t chunk)
     return (now_ns() - t0) / (double)(reps * calls);
 }
 
+/* ns per call of f on the last n bytes of page (whose next page is
+ * PROT_NONE), 2e6 calls. */
+__attribute__((noinline)) static double per_call_edge(memset_fn f, char *page, size_t n)
+{
+    char *d = page + 4096 - n;
+    double t0 = now_ns();
+    for (int i = 0; i < 2000000; i++) {
+        f(d, 0, n);
+        __asm__ volatile("" ::: "memory"); /* one call per iteration */
+    }
+    return (now_ns() - t0) / 2e6;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -62,6 +79,24 @@ static double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof(*v), cmp_double);
     return v[n / 2];
+}
+
+/* One row: own against found at n bytes, interleaved rounds; over the
+ * 64 KiB extent, or at the end of page when page is not NULL. */
+static void compare(memset_fn own, memset_fn found, int rounds, size_t n, char *page)
+{
+    double a[MAX_ROUNDS], b[MAX_ROUNDS], r[MAX_ROUNDS];
+    for (int i = -1; i < rounds; i++) { /* round -1 untimed: code and extent in cache */
+        double x = page ? per_call_edge(own, page, n) : per_call(own, n);
+        double y = page ? per_call_edge(found, page, n) : per_call(found, n);
+        if (i >= 0) {
+            a[i] = x;
+            b[i] = y;
+            r[i] = y / x;
+        }
+    }
+    double ma = median(a, rounds), mb = median(b, rounds), mr = median(r, rounds);
+    printf("%8zu %10.3f %10.3f %8.3f %8.3f %8.3f\n", n, ma, mb, mr, r[0], r[rounds - 1]);
 }
 
 int main(int argc, char **argv)
@@ -84,23 +119,30 @@ int main(int argc, char **argv)
                         : "interposed = the memset this program finds (a preload's)");
     printf("%8s %10s %10s %8s %8s %8s\n", "bytes", "libc", "interposed", "ratio", "lowest", "highest");
     int nsize = argc > 2 ? argc - 2 : (int)(sizeof(dflt) / sizeof(dflt[0]));
+    size_t sizes[256];
+    if (nsize > 256) {
+        fprintf(stderr, "preload_calls: at most 256 SIZEs\n");
+        return 2;
+    }
     for (int s = 0; s < nsize; s++) {
         size_t chunk = argc > 2 ? strtoul(argv[s + 2], NULL, 0) : dflt[s];
         if (chunk == 0 || chunk > EXTENT) {
             fprintf(stderr, "preload_calls: a SIZE is 1..%d bytes\n", EXTENT);
             return 2;
         }
-        double a[MAX_ROUNDS], b[MAX_ROUNDS], r[MAX_ROUNDS];
-        (void)per_call(own, chunk); /* untimed: code and extent in cache */
-        (void)per_call(found, chunk);
-        for (int i = 0; i < rounds; i++) {
-            a[i] = per_call(own, chunk);
-            b[i] = per_call(found, chunk);
-            r[i] = b[i] / a[i];
-        }
-        double ma = median(a, rounds), mb = median(b, rounds), mr = median(r, rounds);
-        printf("%8zu %10.3f %10.3f %8.3f %8.3f %8.3f\n", chunk, ma, mb, mr, r[0], r[rounds - 1]);
+        sizes[s] = chunk;
+        compare(own, found, rounds, chunk, NULL);
     }
+    /* A page and a PROT_NONE page after it. */
+    char *page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED || mprotect(page + 4096, 4096, PROT_NONE) != 0) {
+        perror("preload_calls: mmap");
+        return 2;
+    }
+    printf("# the same, each call ending at a page's end before a PROT_NONE page\n");
+    for (int s = 0; s < nsize; s++)
+        if (sizes[s] <= 64)
+            compare(own, found, rounds, sizes[s], page);
     /* What the extent holds after the last call: a check that both
      * pointers stored (a memset that did nothing would time fastest). */
     memset(buf, 0x5a, sizeof(buf));

@@ -8,7 +8,8 @@
  * sentinels around it and, for large extents, guard pages. It exits 0 if
  * every check held, 1 (with a line on stderr) if one did not.
  *
- *   target correct    every length 0..8 KiB at every alignment 0..63 and
+ *   target correct    every length 0..8 KiB at every alignment 0..63,
+ *                     short calls from the last 64 bytes of a page, and
  *                     selected large lengths, bytes 0 and non-zero, all
  *                     four entry points; return values; length 0 at a
  *                     guard page
@@ -125,6 +126,46 @@ static void small_lengths(void)
             }
 }
 
+/* Calls of up to 128 B starting in the last 64 bytes of a page, running
+ * on into the next (mapped) page, and calls of up to 64 B ending at or
+ * before a PROT_NONE page: where a wide store from s would reach past the
+ * page (entry_x86_64.c stores these differently). Every entry point and
+ * byte of small_lengths; the 512 bytes around each call checked. */
+static void page_ends(void)
+{
+    static const struct { int e, b; } calls[] = {{0, 0}, {0, 0xa5}, {1, 0}, {2, 0}, {3, 0},
+                                                 {3, 0xa5}};
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *m = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                            -1, 0);
+    CHECK(m != MAP_FAILED);
+    CHECK(mprotect(m, pg, PROT_NONE) == 0 && mprotect(m + 3 * pg, pg, PROT_NONE) == 0);
+    unsigned char *lo = m + pg, *hi = m + 3 * pg; /* two mapped pages */
+    for (size_t i = 0; i < 2 * pg; i += 256)
+        memcpy(lo + i, runs[SENTINEL], 256);
+    for (int second = 0; second < 2; second++)
+        for (size_t i = 0; i < 64; i++) {
+            unsigned char *p = lo + (second + 1) * pg - 64 + i;
+            size_t most = second ? 64 - i : 128;
+            for (size_t n = 0; n <= most; n++)
+                for (size_t k = 0; k < sizeof(calls) / sizeof(calls[0]); k++) {
+                    call(calls[k].e, p, calls[k].b, n);
+                    unsigned char *from = p - 256 > lo ? p - 256 : lo;
+                    unsigned char *to = p + n + 256 < hi ? p + n + 256 : hi;
+                    if (!all(p, n, (unsigned char)calls[k].b) ||
+                        !all(from, (size_t)(p - from), SENTINEL) ||
+                        !all(p + n, (size_t)(to - p - n), SENTINEL)) {
+                        fprintf(stderr, "target: entry %d byte %#x length %zu at %zu bytes "
+                                        "before a page's end: wrong\n",
+                                calls[k].e, calls[k].b, n, 64 - i);
+                        exit(1);
+                    }
+                    memcpy(p, runs[SENTINEL], n);
+                }
+        }
+    munmap(m, 4 * pg);
+}
+
 /* n bytes ending a bytes before a PROT_NONE page (a <= 63) and preceded
  * by one: a store out of bounds faults, one short leaves a sentinel. */
 static void large_length(size_t n, size_t a, int e, int b)
@@ -149,6 +190,7 @@ static void large_length(size_t n, size_t a, int e, int b)
 static int mode_correct(void)
 {
     small_lengths();
+    page_ends();
     make_run(0x5a);
     const size_t big[] = {(size_t)64 << 10, ((size_t)1 << 20) + 3, ((size_t)4 << 20) - 1,
                           ((size_t)16 << 20) + 17, (size_t)64 << 20};
