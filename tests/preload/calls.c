@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef void *(*memset_fn)(void *, int, size_t);
 
@@ -56,11 +57,12 @@ __attribute__((noinline)) static double per_call(memset_fn f, size_t chunk)
     return (now_ns() - t0) / (double)(reps * calls);
 }
 
-/* ns per call of f on the last n bytes of page (whose next page is
- * PROT_NONE), 2e6 calls. */
-__attribute__((noinline)) static double per_call_edge(memset_fn f, char *page, size_t n)
+/* ns per call of f on the last n bytes of page (pg bytes, whose next
+ * page is PROT_NONE), 2e6 calls. */
+__attribute__((noinline)) static double per_call_edge(memset_fn f, char *page, size_t pg,
+                                                      size_t n)
 {
-    char *d = page + 4096 - n;
+    char *d = page + pg - n;
     double t0 = now_ns();
     for (int i = 0; i < 2000000; i++) {
         f(d, 0, n);
@@ -83,12 +85,13 @@ static double median(double *v, int n)
 
 /* One row: own against found at n bytes, interleaved rounds; over the
  * 64 KiB extent, or at the end of page when page is not NULL. */
-static void compare(memset_fn own, memset_fn found, int rounds, size_t n, char *page)
+static void compare(memset_fn own, memset_fn found, int rounds, size_t n, char *page,
+                    size_t pg)
 {
     double a[MAX_ROUNDS], b[MAX_ROUNDS], r[MAX_ROUNDS];
     for (int i = -1; i < rounds; i++) { /* round -1 untimed: code and extent in cache */
-        double x = page ? per_call_edge(own, page, n) : per_call(own, n);
-        double y = page ? per_call_edge(found, page, n) : per_call(found, n);
+        double x = page ? per_call_edge(own, page, pg, n) : per_call(own, n);
+        double y = page ? per_call_edge(found, page, pg, n) : per_call(found, n);
         if (i >= 0) {
             a[i] = x;
             b[i] = y;
@@ -131,18 +134,19 @@ int main(int argc, char **argv)
             return 2;
         }
         sizes[s] = chunk;
-        compare(own, found, rounds, chunk, NULL);
+        compare(own, found, rounds, chunk, NULL, 0);
     }
     /* A page and a PROT_NONE page after it. */
-    char *page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (page == MAP_FAILED || mprotect(page + 4096, 4096, PROT_NONE) != 0) {
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    char *page = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED || mprotect(page + pg, pg, PROT_NONE) != 0) {
         perror("preload_calls: mmap");
         return 2;
     }
     printf("# the same, each call ending at a page's end before a PROT_NONE page\n");
     for (int s = 0; s < nsize; s++)
         if (sizes[s] <= 64)
-            compare(own, found, rounds, sizes[s], page);
+            compare(own, found, rounds, sizes[s], page, pg);
     /* What the extent holds after the last call: a check that both
      * pointers stored (a memset that did nothing would time fastest). */
     memset(buf, 0x5a, sizeof(buf));
