@@ -71,7 +71,8 @@ static const char *pass_why = "not initialised";
  * Published with release after pci_preload_real; the cost of a call below
  * the threshold is one load, one compare and the jump (docs/preload.md). */
 _Atomic size_t pci_preload_fast_min;
-/* Set last, and only when READY and not counting (entry.h). */
+/* Set last, and only when READY and not counting (entry.h); the second
+ * after the first, and only where the CPU runs the AVX-512 stores. */
 _Atomic size_t pci_preload_own_below;
 _Atomic size_t pci_preload_vec_below;
 

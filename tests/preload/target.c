@@ -130,7 +130,8 @@ static void small_lengths(void)
  * on into the next (mapped) page, and calls of up to 64 B ending at or
  * before a PROT_NONE page: where a wide store from s would reach past the
  * page (entry_x86_64.c stores these differently). Every entry point and
- * byte of small_lengths; the 512 bytes around each call checked. */
+ * byte of small_lengths, whose runs it reuses (so it runs after it); the
+ * 256 bytes each side of each call checked. */
 static void page_ends(void)
 {
     static const struct { int e, b; } calls[] = {{0, 0}, {0, 0xa5}, {1, 0}, {2, 0}, {3, 0},
