@@ -10,21 +10,23 @@
  * measured at 3-10% of it. So every case returns where it stores, and:
  *  - baseline (SSE2): 16-64 B take no taken branch (four overlapping
  *    16-byte stores), 4-15 B and 0-3 B one each;
- *  - AVX-512 (BW, VL) with BMI2: 0-64 B two masked 32-byte stores behind
- *    one taken branch (time over the C library's own: 0.99-1.01 at
- *    1-48 B with glibc 2.36 and 2.41, where the baseline stores measure
- *    0.97-0.99 and 0.98-1.11).
- *    Laid out first, with no taken branch, it measured 0.86-0.97 at 1-32 B
- *    but 1.09 at 48 B, and it cost a CPU without AVX-512 a taken branch on
- *    every short call (1.10-1.30 at 1-32 B); a second branch between 0-32
- *    and 33-64 B measured 1.35 at 48 B.
+ *  - AVX-512 (BW) with BMI2, where 512-bit stores cost no clock speed:
+ *    0-64 B one masked 64-byte store behind one taken branch (time over
+ *    the C library's own, glibc 2.36 / 2.41: 0.95-1.02 / 0.98-1.01 at
+ *    1-48 B). Two masked 32-byte stores instead (the second writing
+ *    nothing up to 32 B) measured 0.96-1.02 / 1.06-1.16 at 1-12 B: the
+ *    empty store is not free. Laid out first, with no taken branch, the
+ *    vector stores measured 0.86-0.97 at 1-32 B but 1.09 at 48 B, and
+ *    cost a CPU without AVX-512 a taken branch on every short call
+ *    (1.10-1.30 at 1-32 B); a branch between 0-32 and 33-64 B measured
+ *    1.35 at 48 B.
  * The stores are on only where the next memset is the C library's own
  * (preload.c, next_is_libc).
  *
  * The contract is memset's: returns s, sets the low byte of c into
  * [s, s + n), nothing outside; no stack, no call, nothing but the
- * caller-saved registers (its arguments', rax, rcx, r8, xmm0, ymm16, k1,
- * k2), so it is safe in a signal handler and in any state of the
+ * caller-saved registers (its arguments', rax, rcx, r8, xmm0, zmm16, k1),
+ * so it is safe in a signal handler and in any state of the
  * preload: pci_preload_own_below is 0 until the preload is READY, and
  * every call then takes the path at 2:.
  */
@@ -99,11 +101,10 @@ __asm__(
     "	shr	%edx\n"
     "	mov	%sil, (%rdi,%rdx)\n"
     "5:	ret\n"
-    /* AVX-512 (BW, VL) and BMI2, 0-64 B: k1 holds the low n bits of 64,
-     * k2 its upper half; each 32-byte store writes the bytes its mask
-     * selects, and a masked-off byte is neither written nor faulted on
-     * (the second store of a call up to 32 B writes nothing). ymm16 needs
-     * no vzeroupper. But a masked store whose masked-off bytes lie in a
+    /* AVX-512 (BW) and BMI2, 0-64 B: k1 holds the low n bits of 64; the
+     * store writes the bytes it selects, and a masked-off byte is neither
+     * written nor faulted on. zmm16 needs no vzeroupper (the SSE/AVX
+     * transition involves zmm0-15 only). But a masked store whose masked-off bytes lie in a
      * page that is not mapped costs a microcode assist: a call of 1-48 B
      * ending at a PROT_NONE page measured 103-140 ns against 2.4-3.3 ns
      * for the C library's own, which checks for this too. So a call whose
@@ -113,15 +114,13 @@ __asm__(
     "	.p2align 5\n"
     "4:	mov	%edi, %ecx\n"
     "	and	$4095, %ecx\n"
-    "	vpbroadcastb %esi, %ymm16\n"
+    "	vpbroadcastb %esi, %zmm16\n"
     "	cmp	$4032, %ecx\n"
     "	ja	7f\n"
     "	mov	$-1, %rcx\n"
     "	bzhi	%rdx, %rcx, %rcx\n"
     "	kmovq	%rcx, %k1\n"
-    "	kshiftrq $32, %k1, %k2\n"
-    "	vmovdqu8 %ymm16, (%rdi){%k1}\n"
-    "	vmovdqu8 %ymm16, 32(%rdi){%k2}\n"
+    "	vmovdqu8 %zmm16, (%rdi){%k1}\n"
     "	ret\n"
     /* Near a page's end: the 64 bytes ending at s + n, under the mask of
      * their top n bits. The masked-off bytes, [s + n - 64, s), lie in s's
@@ -137,9 +136,7 @@ __asm__(
     "	bzhi	%rcx, %rdx, %rcx\n"
     "	not	%rcx\n"
     "	kmovq	%rcx, %k1\n"
-    "	kshiftrq $32, %k1, %k2\n"
-    "	vmovdqu8 %ymm16, (%r8){%k1}\n"
-    "	vmovdqu8 %ymm16, 32(%r8){%k2}\n"
+    "	vmovdqu8 %zmm16, (%r8){%k1}\n"
     "	ret\n"
     /* Longer, or not READY: the C library's memset below the threshold
      * (a tail jump), everything else to pci_preload_set. */
@@ -153,23 +150,48 @@ __asm__(
 #include <cpuid.h>
 #include <stdint.h>
 
-/* cpuid leaf 7 ebx: BMI2 (8), AVX512F (16), AVX512BW (30), AVX512VL (31);
- * leaf 1 ecx: OSXSAVE (27). XCR0: SSE, AVX, opmask, ZMM0-15 upper halves,
- * ZMM16-31 (bits 1, 2, 5, 6, 7), all saved by the OS. */
-#define LEAF7_EBX_SHORT ((1u << 8) | (1u << 16) | (1u << 30) | (1u << 31))
+/* cpuid leaf 7 ebx: BMI2 (8), AVX512F (16), AVX512BW (30), and eax the
+ * last subleaf; leaf 7 subleaf 1 eax: AVX-VNNI (4); leaf 1 ecx: OSXSAVE (27). XCR0: SSE, AVX,
+ * opmask, ZMM0-15 upper halves, ZMM16-31 (bits 1, 2, 5, 6, 7), all saved
+ * by the OS. */
+#define LEAF7_EBX_SHORT ((1u << 8) | (1u << 16) | (1u << 30))
+#define LEAF7_1_EAX_AVX_VNNI (1u << 4)
 #define LEAF1_ECX_OSXSAVE (1u << 27)
 #define XCR0_SHORT 0xe6u
+/* "AuthenticAMD" as cpuid leaf 0 returns it in ebx, edx, ecx. */
+#define AMD_EBX 0x68747541u
+#define AMD_EDX 0x69746e65u
+#define AMD_ECX 0x444d4163u
+
+/* Where a 512-bit store costs no clock speed. Intel's AVX-512 CPUs before
+ * those with AVX-VNNI (Skylake-SP to Ice Lake) lower the core's frequency
+ * for a while after 512-bit instructions, so the C library here leaves its
+ * 64-byte memset to them only with AVX-VNNI alongside (glibc 2.36 and
+ * 2.41, x86 cpu_features: "Prefer_No_AVX512" unless AVX_VNNI); on AMD it
+ * sets no such preference (Zen 4 and later run 512-bit operations without
+ * a frequency offset). Every other CPU takes the baseline stores. */
+static int wide_stores_full_speed(unsigned max_subleaf7, unsigned vb, unsigned vc, unsigned vd)
+{
+    if (vb == AMD_EBX && vd == AMD_EDX && vc == AMD_ECX)
+        return 1;
+    if (max_subleaf7 < 1)
+        return 0;
+    unsigned a, b, c, d;
+    __cpuid_count(7, 1, a, b, c, d);
+    return (a & LEAF7_1_EAX_AVX_VNNI) != 0;
+}
 
 int pci_preload_entry_avx512(void)
 {
-    unsigned a, b, c, d;
-    if (__get_cpuid_max(0, NULL) < 7)
+    unsigned max, vb, vc, vd, a, b, c, d;
+    __cpuid(0, max, vb, vc, vd);
+    if (max < 7)
         return 0;
     __cpuid(1, a, b, c, d);
     if (!(c & LEAF1_ECX_OSXSAVE))
         return 0;
     __cpuid_count(7, 0, a, b, c, d);
-    if ((b & LEAF7_EBX_SHORT) != LEAF7_EBX_SHORT)
+    if ((b & LEAF7_EBX_SHORT) != LEAF7_EBX_SHORT || !wide_stores_full_speed(a, vb, vc, vd))
         return 0;
     uint32_t lo, hi;
     /* xgetbv (ecx = 0) as bytes: no -mxsave; OSXSAVE says it is enabled. */
