@@ -30,12 +30,13 @@
  * or counted, or on the safe path). Atomic because a thread may read it
  * while the constructor sets it; either value is safe to act on. */
 extern _Atomic size_t pci_preload_own_below;
-/* Calls shorter than this the x86-64 entry stores with AVX-512 masked
- * stores: PCI_PRELOAD_OWN_MAX + 1 when pci_preload_own_below is and the
- * CPU and OS run them (pci_preload_entry_avx512), else 0. */
+/* Calls shorter than this the x86-64 entry stores with one AVX-512 masked
+ * store: PCI_PRELOAD_OWN_MAX + 1 when pci_preload_own_below is and the
+ * CPU and OS run it at full speed (pci_preload_entry_avx512), else 0. */
 extern _Atomic size_t pci_preload_vec_below;
-/* 1 if the entry's AVX-512 short path can run here (cpuid, xgetbv);
- * always 0 where the entry is not the x86-64 one. */
+/* 1 if the entry's AVX-512 short path can run here, and without lowering
+ * the clock (cpuid, xgetbv; entry_x86_64.c); always 0 where the entry is
+ * not the x86-64 one. */
 int pci_preload_entry_avx512(void);
 /* Calls shorter than this (and not stored by the entry) go straight to
  * pci_preload_real; the others to pci_preload_set. preload.c says when

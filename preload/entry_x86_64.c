@@ -12,14 +12,14 @@
  *    16-byte stores), 4-15 B and 0-3 B one each;
  *  - AVX-512 (BW) with BMI2, where 512-bit stores cost no clock speed:
  *    0-64 B one masked 64-byte store behind one taken branch (time over
- *    the C library's own, glibc 2.36 / 2.41: 0.95-1.02 / 0.98-1.01 at
- *    1-48 B). Two masked 32-byte stores instead (the second writing
- *    nothing up to 32 B) measured 0.96-1.02 / 1.06-1.16 at 1-12 B: the
- *    empty store is not free. Laid out first, with no taken branch, the
- *    vector stores measured 0.86-0.97 at 1-32 B but 1.09 at 48 B, and
- *    cost a CPU without AVX-512 a taken branch on every short call
- *    (1.10-1.30 at 1-32 B); a branch between 0-32 and 33-64 B measured
- *    1.35 at 48 B.
+ *    the C library's own, glibc 2.36 / 2.41: 0.94-1.02 / 0.97-1.01 at
+ *    1-48 B, 1.08 / 0.98 at 56 B). Two masked 32-byte stores instead (the
+ *    second writing nothing up to 32 B) measured 0.98-1.01 / 1.09-1.17 at
+ *    1-12 B: the empty store is not free. Laid out first, with no taken
+ *    branch, the vector stores measured 0.86-0.97 at 1-32 B but 1.09 at
+ *    48 B, and cost a CPU without AVX-512 a taken branch on every short
+ *    call (1.10-1.30 at 1-32 B); a branch between 0-32 and 33-64 B
+ *    measured 1.35 at 48 B.
  * The stores are on only where the next memset is the C library's own
  * (preload.c, next_is_libc).
  *
@@ -126,9 +126,10 @@ __asm__(
      * their top n bits. The masked-off bytes, [s + n - 64, s), lie in s's
      * own page (s is more than 64 bytes into it); the stored ones are the
      * caller's. At a page's end before a PROT_NONE page (calls.c, second
-     * table) it measured 0.92-1.17 of the C library's time at 1-48 B
-     * (2.36) and 1.00-1.12 (2.41), where going back to the baseline cases
-     * from here measured 0.91-1.16 and 1.02-1.27. */
+     * table) it measured 0.90-1.12 of the C library's time at 1-56 B
+     * (2.36) and 0.98-1.03 (2.41); going back to the baseline cases from
+     * here measured the same there and moved the other cases' code
+     * (docs/preload.md, "Below the threshold"). */
     "7:	lea	-64(%rdi,%rdx), %r8\n"
     "	mov	$64, %ecx\n"
     "	sub	%edx, %ecx\n"

@@ -72,7 +72,7 @@ static const char *pass_why = "not initialised";
  * the threshold is one load, one compare and the jump (docs/preload.md). */
 _Atomic size_t pci_preload_fast_min;
 /* Set last, and only when READY and not counting (entry.h); the second
- * after the first, and only where the CPU runs the AVX-512 stores. */
+ * after the first, and only where the CPU runs the AVX-512 store. */
 _Atomic size_t pci_preload_own_below;
 _Atomic size_t pci_preload_vec_below;
 
