@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * cpu_x86_64.c - the rule for the x86-64 entry's short-call stores, and
+ * the cpuid and xgetbv reads behind it (cpu.h).
+ */
+#include "cpu.h"
+
+#include <stdint.h>
+
+#include "entry.h"
+
+#define LEAF1_ECX_OSXSAVE (1u << 27)
+/* BMI2 (bzhi), AVX512F, AVX512BW (byte masks, kmovq, vpbroadcastb). */
+#define LEAF7_EBX_SHORT ((1u << 8) | (1u << 16) | (1u << 30))
+#define LEAF7_1_EAX_AVX_VNNI (1u << 4)
+/* XCR0: SSE, AVX, opmask, ZMM0-15 upper halves, ZMM16-31 (bits 1, 2, 5,
+ * 6, 7): the entry uses zmm16 and k1. */
+#define XCR0_SHORT 0xe6u
+/* "AuthenticAMD" as leaf 0 returns it in ebx, edx, ecx. */
+static const unsigned amd[3] = {0x68747541u, 0x69746e65u, 0x444d4163u};
+
+/* Where a 512-bit store costs no clock speed. Intel's AVX-512 CPUs before
+ * those with AVX-VNNI (Skylake-SP to Ice Lake) lower the core's frequency
+ * for a while after 512-bit instructions, so the C library here leaves its
+ * 64-byte memset to them only with AVX-VNNI alongside (glibc 2.36 and
+ * 2.41, x86 cpu_features: "Prefer_No_AVX512" unless AVX_VNNI); on AMD it
+ * sets no such preference (Zen 4 and later run 512-bit operations without
+ * a frequency offset). Every other CPU takes the baseline stores. */
+static int wide_stores_full_speed(const struct pci_preload_cpu *c)
+{
+    if (c->vendor[0] == amd[0] && c->vendor[1] == amd[1] && c->vendor[2] == amd[2])
+        return 1;
+    return c->leaf7_eax >= 1 && (c->leaf7_1_eax & LEAF7_1_EAX_AVX_VNNI) != 0;
+}
+
+int pci_preload_short_avx512(const struct pci_preload_cpu *c)
+{
+    return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE) != 0 &&
+           (c->leaf7_ebx & LEAF7_EBX_SHORT) == LEAF7_EBX_SHORT &&
+           (c->xcr0 & XCR0_SHORT) == XCR0_SHORT && wide_stores_full_speed(c);
+}
+
+/* Field by field: this file is part of the preload, where a zeroed
+ * aggregate could become a call to memset (the preload's own). */
+static void clear(struct pci_preload_cpu *c)
+{
+    c->vendor[0] = c->vendor[1] = c->vendor[2] = 0;
+    c->max_leaf = c->leaf1_ecx = c->leaf7_eax = c->leaf7_ebx = 0;
+    c->leaf7_1_eax = c->xcr0 = 0;
+}
+
+#if PCI_PRELOAD_ASM_ENTRY
+#include <cpuid.h>
+
+void pci_preload_cpu_read(struct pci_preload_cpu *c)
+{
+    unsigned a, b, d, x;
+    clear(c);
+    __cpuid(0, c->max_leaf, c->vendor[0], c->vendor[2], c->vendor[1]);
+    if (c->max_leaf < 1)
+        return;
+    __cpuid(1, a, b, c->leaf1_ecx, d);
+    if (c->max_leaf >= 7) {
+        __cpuid_count(7, 0, c->leaf7_eax, c->leaf7_ebx, x, d);
+        if (c->leaf7_eax >= 1)
+            __cpuid_count(7, 1, c->leaf7_1_eax, b, x, d);
+    }
+    if (c->leaf1_ecx & LEAF1_ECX_OSXSAVE) {
+        uint32_t lo, hi;
+        /* xgetbv (ecx = 0) as bytes: no -mxsave; OSXSAVE says it is on. */
+        __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
+        (void)hi;
+        c->xcr0 = lo;
+    }
+}
+#else
+void pci_preload_cpu_read(struct pci_preload_cpu *c)
+{
+    clear(c);
+}
+#endif
+
+int pci_preload_entry_avx512(void)
+{
+    struct pci_preload_cpu c;
+    pci_preload_cpu_read(&c);
+    return pci_preload_short_avx512(&c);
+}

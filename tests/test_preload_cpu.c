@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * test_preload_cpu.c - which short-call stores the preload's x86-64 entry
+ * may run (preload/cpu_x86_64.c): the rule fed the CPUs of the project's
+ * guests and their near misses, then this machine's own words against the
+ * kernel's account of its CPU (/proc/cpuinfo).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../preload/cpu.h"
+#include "harness.h"
+
+#define OSXSAVE (1u << 27)
+#define BMI2 (1u << 8)
+#define AVX512F (1u << 16)
+#define AVX512BW (1u << 30)
+#define AVX_VNNI (1u << 4)
+#define XCR0_ALL 0xe7u /* x87, SSE, AVX, opmask, ZMM upper halves, ZMM16-31 */
+
+/* leaf 0 ebx, edx, ecx of a vendor string */
+static void vendor(struct pci_preload_cpu *c, const char *v)
+{
+    memcpy(&c->vendor[0], v, 4);
+    memcpy(&c->vendor[1], v + 4, 4);
+    memcpy(&c->vendor[2], v + 8, 4);
+}
+
+/* Sapphire Rapids class (the Intel guest): everything, AVX-VNNI too. */
+static struct pci_preload_cpu intel_avx_vnni(void)
+{
+    struct pci_preload_cpu c = {.max_leaf = 0x1f,
+                                .leaf1_ecx = OSXSAVE,
+                                .leaf7_eax = 2,
+                                .leaf7_ebx = BMI2 | AVX512F | AVX512BW,
+                                .leaf7_1_eax = AVX_VNNI,
+                                .xcr0 = XCR0_ALL};
+    vendor(&c, "GenuineIntel");
+    return c;
+}
+
+static void synthetic(void)
+{
+    struct pci_preload_cpu c = intel_avx_vnni();
+    CHECK_EQ(pci_preload_short_avx512(&c), 1);
+
+    /* Skylake-SP to Ice Lake: AVX-512 without AVX-VNNI lowers the clock */
+    c.leaf7_1_eax = 0;
+    CHECK_EQ(pci_preload_short_avx512(&c), 0);
+    /* AVX-VNNI reported in a subleaf the CPU says it does not have */
+    c = intel_avx_vnni();
+    c.leaf7_eax = 0;
+    CHECK_EQ(pci_preload_short_avx512(&c), 0);
+
+    /* Zen 4 (the AMD guest): AVX-512, no AVX-VNNI, full speed */
+    struct pci_preload_cpu z = intel_avx_vnni();
+    vendor(&z, "AuthenticAMD");
+    z.leaf7_eax = 1;
+    z.leaf7_1_eax = 0;
+    CHECK_EQ(pci_preload_short_avx512(&z), 1);
+    /* Zen 3: no AVX-512 */
+    z.leaf7_ebx = BMI2;
+    CHECK_EQ(pci_preload_short_avx512(&z), 0);
+    /* a vendor one letter off is not AMD */
+    z = intel_avx_vnni();
+    vendor(&z, "AuthenticAMX");
+    z.leaf7_1_eax = 0;
+    CHECK_EQ(pci_preload_short_avx512(&z), 0);
+
+    /* each feature the store needs, missing alone */
+    const unsigned need7[] = {BMI2, AVX512F, AVX512BW};
+    for (size_t i = 0; i < sizeof(need7) / sizeof(need7[0]); i++) {
+        c = intel_avx_vnni();
+        c.leaf7_ebx &= ~need7[i];
+        CHECK_EQ(pci_preload_short_avx512(&c), 0);
+    }
+    /* each state component the OS must save, missing alone (bit 0, x87,
+     * is not needed) */
+    for (unsigned bit = 0; bit < 8; bit++) {
+        c = intel_avx_vnni();
+        c.xcr0 &= ~(1u << bit);
+        CHECK_EQ(pci_preload_short_avx512(&c), (0xe6u >> bit & 1) ? 0 : 1);
+    }
+    c = intel_avx_vnni();
+    c.leaf1_ecx = 0; /* no OSXSAVE: XCR0 cannot be read, whatever it says */
+    CHECK_EQ(pci_preload_short_avx512(&c), 0);
+    c = intel_avx_vnni();
+    c.max_leaf = 6; /* leaf 7 not there, whatever its words say */
+    CHECK_EQ(pci_preload_short_avx512(&c), 0);
+    struct pci_preload_cpu none = {0};
+    CHECK_EQ(pci_preload_short_avx512(&none), 0);
+}
+
+/* 1 if the flags line of /proc/cpuinfo holds the word w */
+static int has_flag(const char *flags, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = flags; (p = strstr(p, w)) != NULL; p += n)
+        if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || p[n] == 0))
+            return 1;
+    return 0;
+}
+
+static void host(void)
+{
+    struct pci_preload_cpu c;
+    pci_preload_cpu_read(&c);
+    int got = pci_preload_short_avx512(&c);
+#if defined(__x86_64__)
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f == NULL) {
+        printf("host: no /proc/cpuinfo, rule gives %d\n", got);
+        return;
+    }
+    char line[8192], flags[8192] = "", vend[64] = "";
+    while (fgets(line, sizeof(line), f) != NULL && (flags[0] == 0 || vend[0] == 0)) {
+        if (strncmp(line, "flags", 5) == 0 && flags[0] == 0)
+            snprintf(flags, sizeof(flags), "%s", strchr(line, ':') ? strchr(line, ':') + 1 : "");
+        if (strncmp(line, "vendor_id", 9) == 0 && vend[0] == 0)
+            sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : "", "%63s", vend);
+    }
+    fclose(f);
+    CHECK(flags[0] != 0 && vend[0] != 0);
+    char words[13];
+    memcpy(words, c.vendor, 12);
+    words[12] = 0;
+    CHECK(strcmp(words, vend) == 0);
+    /* The kernel lists an AVX-512 flag only where it saves that state. */
+    int want = has_flag(flags, "avx512f") && has_flag(flags, "avx512bw") &&
+               has_flag(flags, "bmi2") &&
+               (has_flag(flags, "avx_vnni") || strcmp(vend, "AuthenticAMD") == 0);
+    printf("host: %s, short-call store %s\n", vend, got ? "AVX-512" : "baseline");
+    CHECK_EQ(got, want);
+#else
+    CHECK_EQ(got, 0); /* the entry is the x86-64 one only */
+    printf("host: not x86-64, baseline\n");
+#endif
+}
+
+int main(void)
+{
+    synthetic();
+    host();
+    printf("test_preload_cpu: ok\n");
+    return 0;
+}
