@@ -91,6 +91,7 @@ static void synthetic(void)
     CHECK_EQ(pci_preload_short_avx512(&none), 0);
 }
 
+#if defined(__x86_64__)
 /* 1 if the flags line of /proc/cpuinfo holds the word w */
 static int has_flag(const char *flags, const char *w)
 {
@@ -100,6 +101,7 @@ static int has_flag(const char *flags, const char *w)
             return 1;
     return 0;
 }
+#endif
 
 static void host(void)
 {
