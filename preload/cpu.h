@@ -14,9 +14,9 @@
 struct pci_preload_cpu {
     unsigned vendor[3];   /* leaf 0 ebx, edx, ecx: "GenuineIntel", "AuthenticAMD" */
     unsigned max_leaf;    /* leaf 0 eax */
-    unsigned leaf1_ecx;   /* OSXSAVE (27) */
+    unsigned leaf1_ecx;   /* OSXSAVE (27), AVX (28) */
     unsigned leaf7_eax;   /* the last subleaf of leaf 7 */
-    unsigned leaf7_ebx;   /* BMI2 (8), AVX512F (16), AVX512BW (30) */
+    unsigned leaf7_ebx;   /* AVX2 (5), BMI2 (8), AVX512F (16), AVX512BW (30) */
     unsigned leaf7_1_eax; /* AVX-VNNI (4) */
     unsigned xcr0;        /* the state the OS saves (xgetbv 0), low word */
 };
@@ -26,6 +26,10 @@ struct pci_preload_cpu {
  * AVX, opmask and all ZMM state; and a 512-bit store costing no clock
  * speed there (cpu_x86_64.c says which CPUs). Reads nothing else. */
 int pci_preload_short_avx512(const struct pci_preload_cpu *c);
+
+/* 1 if the entry's AVX2 case (two 32-byte stores for 32-64 B) may run on
+ * the CPU c describes: AVX and AVX2, and the OS saving SSE and AVX state. */
+int pci_preload_short_avx2(const struct pci_preload_cpu *c);
 
 /* The words of this CPU, each read only where the CPU reports it (leaf 7
  * from max_leaf, subleaf 1 from leaf7_eax, XCR0 with OSXSAVE); all 0

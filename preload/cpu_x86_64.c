@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu_x86_64.c - the rule for the x86-64 entry's short-call stores, and
+ * cpu_x86_64.c - the rules for the x86-64 entry's short-call stores, and
  * the cpuid and xgetbv reads behind it (cpu.h).
  */
 #include "cpu.h"
@@ -10,6 +10,10 @@
 #include "entry.h"
 
 #define LEAF1_ECX_OSXSAVE (1u << 27)
+#define LEAF1_ECX_OSXSAVE_AVX (LEAF1_ECX_OSXSAVE | (1u << 28))
+#define LEAF7_EBX_AVX2 (1u << 5)
+/* XCR0: SSE and AVX state (bits 1, 2): the AVX2 case uses ymm0. */
+#define XCR0_AVX 0x6u
 /* BMI2 (bzhi), AVX512F, AVX512BW (byte masks, kmovq, vpbroadcastb). */
 #define LEAF7_EBX_SHORT ((1u << 8) | (1u << 16) | (1u << 30))
 #define LEAF7_1_EAX_AVX_VNNI (1u << 4)
@@ -38,6 +42,12 @@ int pci_preload_short_avx512(const struct pci_preload_cpu *c)
     return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE) != 0 &&
            (c->leaf7_ebx & LEAF7_EBX_SHORT) == LEAF7_EBX_SHORT &&
            (c->xcr0 & XCR0_SHORT) == XCR0_SHORT && wide_stores_full_speed(c);
+}
+
+int pci_preload_short_avx2(const struct pci_preload_cpu *c)
+{
+    return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE_AVX) == LEAF1_ECX_OSXSAVE_AVX &&
+           (c->leaf7_ebx & LEAF7_EBX_AVX2) != 0 && (c->xcr0 & XCR0_AVX) == XCR0_AVX;
 }
 
 /* Field by field: this file is part of the preload, where a zeroed
@@ -85,4 +95,11 @@ int pci_preload_entry_avx512(void)
     struct pci_preload_cpu c;
     pci_preload_cpu_read(&c);
     return pci_preload_short_avx512(&c);
+}
+
+int pci_preload_entry_avx2(void)
+{
+    struct pci_preload_cpu c;
+    pci_preload_cpu_read(&c);
+    return pci_preload_short_avx2(&c);
 }

@@ -34,6 +34,15 @@ extern _Atomic size_t pci_preload_own_below;
  * store: PCI_PRELOAD_OWN_MAX + 1 when pci_preload_own_below is and the
  * CPU and OS run it at full speed (pci_preload_entry_avx512), else 0. */
 extern _Atomic size_t pci_preload_vec_below;
+/* Calls from this length up to 64 B the x86-64 entry's baseline case
+ * stores with two AVX2 32-byte stores: 32 where the CPU and OS run AVX2
+ * and the AVX-512 store is not chosen (pci_preload_entry_avx2), else
+ * SIZE_MAX from the start, so that any order of the limits' stores is
+ * safe. */
+extern _Atomic size_t pci_preload_ymm_from;
+/* 1 if the entry's AVX2 stores can run here; 0 where the entry is not the
+ * x86-64 one. */
+int pci_preload_entry_avx2(void);
 /* 1 if the entry's AVX-512 short path can run here, and without lowering
  * the clock (cpuid, xgetbv; entry_x86_64.c); always 0 where the entry is
  * not the x86-64 one. */

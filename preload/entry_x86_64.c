@@ -9,7 +9,9 @@
  * return between the cases), and each taken branch on a short call
  * measured at 3-10% of it. So every case returns where it stores, and:
  *  - baseline (SSE2): 16-64 B take no taken branch (four overlapping
- *    16-byte stores), 4-15 B and 0-3 B one each;
+ *    16-byte stores), 4-15 B and 0-3 B one each; with AVX2, 32-64 B one
+ *    (two 32-byte stores): the SSE2 stores measured up to 1.31x the C
+ *    library's evex256 and AVX2 memset there (docs/preload.md);
  *  - AVX-512 (BW) with BMI2, where 512-bit stores cost no clock speed:
  *    0-64 B one masked 64-byte store behind one taken branch (time over
  *    the C library's own, glibc 2.36 / 2.41: 0.94-1.02 / 0.97-1.01 at
@@ -25,7 +27,7 @@
  *
  * The contract is memset's: returns s, sets the low byte of c into
  * [s, s + n), nothing outside; no stack, no call, nothing but the
- * caller-saved registers (its arguments', rax, rcx, r8, xmm0, zmm16, k1),
+ * caller-saved registers (its arguments', rax, rcx, r8, ymm0, zmm16, k1),
  * so it is safe in a signal handler and in any state of the
  * preload: pci_preload_own_below is 0 until the preload is READY, and
  * every call then takes the path at 2:.
@@ -59,6 +61,9 @@ __asm__(
     "	imul	$0x01010101, %ecx, %ecx\n"
     "	cmp	$16, %rdx\n"
     "	jb	1f\n"
+    /* SIZE_MAX where the CPU lacks AVX2: never taken there. */
+    "	cmp	pci_preload_ymm_from(%rip), %rdx\n"
+    "	jae	8f\n"
     /* 16-64 B: stores at s, s + a, s + n - 16 - a, s + n - 16, with a = 16
      * past 32 B and 0 up to it; they cover [s, s + n) and stay inside. */
     "	movd	%ecx, %xmm0\n"
@@ -101,6 +106,16 @@ __asm__(
     "	shr	%edx\n"
     "	mov	%sil, (%rdi,%rdx)\n"
     "5:	ret\n"
+    /* AVX2, 32-64 B: 32-byte stores at s and s + n - 32, then
+     * vzeroupper (ymm0's upper half would otherwise slow the caller's
+     * next SSE code), as the C library's AVX2 memset does. */
+    "	.p2align 5\n"
+    "8:	vmovd	%ecx, %xmm0\n"
+    "	vpbroadcastd %xmm0, %ymm0\n"
+    "	vmovdqu	%ymm0, (%rdi)\n"
+    "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
+    "	vzeroupper\n"
+    "	ret\n"
     /* AVX-512 (BW) and BMI2, 0-64 B: k1 holds the low n bits of 64; the
      * store writes the bytes it selects, and a masked-off byte is neither
      * written nor faulted on. zmm16 needs no vzeroupper (the SSE/AVX

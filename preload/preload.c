@@ -72,9 +72,12 @@ static const char *pass_why = "not initialised";
  * the threshold is one load, one compare and the jump (docs/preload.md). */
 _Atomic size_t pci_preload_fast_min;
 /* Set last, and only when READY and not counting (entry.h); the second
- * after the first, and only where the CPU runs the AVX-512 store. */
+ * after the first, and only where the CPU runs the AVX-512 store; the
+ * third (AVX2 from 32 B) only where it runs AVX2, so its order does not
+ * matter. */
 _Atomic size_t pci_preload_own_below;
 _Atomic size_t pci_preload_vec_below;
+_Atomic size_t pci_preload_ymm_from = SIZE_MAX;
 
 /* From this length a call about to go through pageclear first asks the
  * kernel whether the page of its middle byte is resident (mincore, one
@@ -289,9 +292,12 @@ __attribute__((constructor)) static void preload_init(void)
     atomic_store_explicit(&pci_preload_fast_min, pci_preload_stats_on ? 0 : fast,
                           memory_order_release);
     if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f)) {
+        int wide = pci_preload_entry_avx512() && !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
+        if (!wide && pci_preload_entry_avx2() && !env_is("PAGECLEAR_PRELOAD_AVX2", "0"))
+            atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
         atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);
-        if (pci_preload_entry_avx512() && !env_is("PAGECLEAR_PRELOAD_AVX512", "0"))
+        if (wide)
             atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
                                   memory_order_relaxed);
     }

@@ -60,10 +60,13 @@ correct)
     [ "$(stat all '[16M, 256M)' 3)" = 0 ] || bad "preload_min 0: a large call to the C library"
     run dflt -- correct
     expect_ok dflt
-    # The entry's baseline stores where it would use AVX-512 (a no-op
-    # elsewhere: the baseline then ran above).
+    # The entry's baseline stores where it would use AVX-512 (with AVX2
+    # from 32 B where the CPU has it), then without AVX2 either: each a
+    # no-op where the CPU lacks that path, which then ran above.
     run base PAGECLEAR_PRELOAD_AVX512=0 -- correct
     expect_ok base
+    run sse2 PAGECLEAR_PRELOAD_AVX512=0 PAGECLEAR_PRELOAD_AVX2=0 -- correct
+    expect_ok sse2
     run off PAGECLEAR_PRELOAD=0 PAGECLEAR_PRELOAD_STATS=1 -- correct
     expect_ok off
     grep -q "passing through (PAGECLEAR_PRELOAD=0)" "$tmp/off.err" || bad "PAGECLEAR_PRELOAD=0 not said"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_preload_cpu.c - which short-call stores the preload's x86-64 entry
- * may run (preload/cpu_x86_64.c): the rule fed the CPUs of the project's
+ * may run (preload/cpu_x86_64.c): the rules fed the CPUs of the project's
  * guests and their near misses, then this machine's own words against the
  * kernel's account of its CPU (/proc/cpuinfo).
  */
@@ -12,6 +12,8 @@
 #include "harness.h"
 
 #define OSXSAVE (1u << 27)
+#define AVX (1u << 28)
+#define AVX2 (1u << 5)
 #define BMI2 (1u << 8)
 #define AVX512F (1u << 16)
 #define AVX512BW (1u << 30)
@@ -30,9 +32,9 @@ static void vendor(struct pci_preload_cpu *c, const char *v)
 static struct pci_preload_cpu intel_avx_vnni(void)
 {
     struct pci_preload_cpu c = {.max_leaf = 0x1f,
-                                .leaf1_ecx = OSXSAVE,
+                                .leaf1_ecx = OSXSAVE | AVX,
                                 .leaf7_eax = 2,
-                                .leaf7_ebx = BMI2 | AVX512F | AVX512BW,
+                                .leaf7_ebx = AVX2 | BMI2 | AVX512F | AVX512BW,
                                 .leaf7_1_eax = AVX_VNNI,
                                 .xcr0 = XCR0_ALL};
     vendor(&c, "GenuineIntel");
@@ -91,6 +93,37 @@ static void synthetic(void)
     CHECK_EQ(pci_preload_short_avx512(&none), 0);
 }
 
+/* The AVX2 case: Zen 3, and any AVX2 CPU, whatever its vendor. */
+static void synthetic_avx2(void)
+{
+    struct pci_preload_cpu c = intel_avx_vnni();
+    CHECK_EQ(pci_preload_short_avx2(&c), 1);
+    c.leaf7_1_eax = 0; /* an AVX-512 CPU without AVX-VNNI: still AVX2 */
+    CHECK_EQ(pci_preload_short_avx2(&c), 1);
+    vendor(&c, "AuthenticAMD"); /* Zen 3 */
+    c.leaf7_ebx = AVX2 | BMI2;
+    c.xcr0 = 0x7;
+    CHECK_EQ(pci_preload_short_avx2(&c), 1);
+    CHECK_EQ(pci_preload_short_avx512(&c), 0);
+    const unsigned need1[] = {OSXSAVE, AVX};
+    for (size_t i = 0; i < sizeof(need1) / sizeof(need1[0]); i++) {
+        struct pci_preload_cpu m = c;
+        m.leaf1_ecx &= ~need1[i];
+        CHECK_EQ(pci_preload_short_avx2(&m), 0);
+    }
+    for (unsigned bit = 0; bit < 3; bit++) { /* SSE and AVX state, not x87 */
+        struct pci_preload_cpu m = c;
+        m.xcr0 &= ~(1u << bit);
+        CHECK_EQ(pci_preload_short_avx2(&m), bit == 0);
+    }
+    struct pci_preload_cpu m = c;
+    m.leaf7_ebx &= ~AVX2;
+    CHECK_EQ(pci_preload_short_avx2(&m), 0);
+    m = c;
+    m.max_leaf = 6;
+    CHECK_EQ(pci_preload_short_avx2(&m), 0);
+}
+
 #if defined(__x86_64__)
 /* 1 if the flags line of /proc/cpuinfo holds the word w */
 static int has_flag(const char *flags, const char *w)
@@ -107,7 +140,7 @@ static void host(void)
 {
     struct pci_preload_cpu c;
     pci_preload_cpu_read(&c);
-    int got = pci_preload_short_avx512(&c);
+    int got = pci_preload_short_avx512(&c), got2 = pci_preload_short_avx2(&c);
 #if defined(__x86_64__)
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (f == NULL) {
@@ -131,10 +164,13 @@ static void host(void)
     int want = has_flag(flags, "avx512f") && has_flag(flags, "avx512bw") &&
                has_flag(flags, "bmi2") &&
                (has_flag(flags, "avx_vnni") || strcmp(vend, "AuthenticAMD") == 0);
-    printf("host: %s, short-call store %s\n", vend, got ? "AVX-512" : "baseline");
+    printf("host: %s, short-call store %s, AVX2 case %s\n", vend, got ? "AVX-512" : "baseline",
+           got2 ? "yes" : "no");
     CHECK_EQ(got, want);
+    CHECK_EQ(got2, has_flag(flags, "avx2"));
 #else
     CHECK_EQ(got, 0); /* the entry is the x86-64 one only */
+    CHECK_EQ(got2, 0);
     printf("host: not x86-64, baseline\n");
 #endif
 }
@@ -142,6 +178,7 @@ static void host(void)
 int main(void)
 {
     synthetic();
+    synthetic_avx2();
     host();
     printf("test_preload_cpu: ok\n");
     return 0;
