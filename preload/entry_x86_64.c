@@ -14,7 +14,7 @@
  *    library's evex256 and AVX2 memset there (docs/preload.md);
  *  - AVX-512 (BW) with BMI2, where 512-bit stores cost no clock speed:
  *    0-64 B one masked 64-byte store behind one taken branch (time over
- *    the C library's own, glibc 2.36 / 2.41: 0.94-1.02 / 0.97-1.01 at
+ *    the C library's own, glibc 2.36 / 2.41: 0.97-1.02 / 0.97-1.01 at
  *    1-48 B, 1.08 / 0.98 at 56 B). Two masked 32-byte stores instead (the
  *    second writing nothing up to 32 B) measured 0.98-1.01 / 1.09-1.17 at
  *    1-12 B: the empty store is not free. Laid out first, with no taken
@@ -118,7 +118,7 @@ __asm__(
      * 7: instead. Its common case starts a 64-byte line, so that it sits
      * inside one: placed after another 32-byte block instead, it crossed
      * a line and measured 1.12-1.29 of the C library's time at 1-48 B,
-     * against 0.94-1.02 inside one. */
+     * against 0.97-1.02 inside one. */
     "	.p2align 6\n"
     "4:	mov	%edi, %ecx\n"
     "	and	$4095, %ecx\n"
