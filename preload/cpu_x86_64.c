@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * cpu_x86_64.c - the rules for the x86-64 entry's short-call stores, and
- * the cpuid and xgetbv reads behind it (cpu.h).
+ * the cpuid and xgetbv reads behind them (cpu.h).
  */
 #include "cpu.h"
 

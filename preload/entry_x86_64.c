@@ -109,8 +109,9 @@ __asm__(
     /* AVX-512 (BW) and BMI2, 0-64 B: k1 holds the low n bits of 64; the
      * store writes the bytes it selects, and a masked-off byte is neither
      * written nor faulted on. zmm16 needs no vzeroupper (the SSE/AVX
-     * transition involves zmm0-15 only). But a masked store whose masked-off bytes lie in a
-     * page that is not mapped costs a microcode assist: a call of 1-48 B
+     * transition involves zmm0-15 only). But a masked store whose
+     * masked-off bytes lie in a page that is not mapped costs a microcode
+     * assist: a call of 1-48 B
      * ending at a PROT_NONE page measured 103-140 ns against 2.4-3.3 ns
      * for the C library's own, which checks for this too. So a call whose
      * 64 bytes from s would reach the next page (s more than 4096 - 64
