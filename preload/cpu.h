@@ -16,7 +16,7 @@ struct pci_preload_cpu {
     unsigned max_leaf;    /* leaf 0 eax */
     unsigned leaf1_ecx;   /* OSXSAVE (27), AVX (28) */
     unsigned leaf7_eax;   /* the last subleaf of leaf 7 */
-    unsigned leaf7_ebx;   /* AVX2 (5), BMI2 (8), AVX512F (16), AVX512BW (30) */
+    unsigned leaf7_ebx;   /* AVX2 (5), BMI2 (8), RTM (11), AVX512F (16), AVX512BW (30) */
     unsigned leaf7_1_eax; /* AVX-VNNI (4) */
     unsigned xcr0;        /* the state the OS saves (xgetbv 0), low word */
 };
@@ -30,6 +30,11 @@ int pci_preload_short_avx512(const struct pci_preload_cpu *c);
 /* 1 if the entry's AVX2 case (two 32-byte stores for 32-64 B) may run on
  * the CPU c describes: AVX and AVX2, and the OS saving SSE and AVX state. */
 int pci_preload_short_avx2(const struct pci_preload_cpu *c);
+
+/* 1 if the CPU c describes reports RTM (leaf 7 ebx bit 11): a vzeroupper
+ * inside one of its transactions aborts the transaction, so the AVX2 case
+ * (which ends in vzeroupper) is left off there unless asked for. */
+int pci_preload_cpu_rtm(const struct pci_preload_cpu *c);
 
 /* The words of this CPU, each read only where the CPU reports it (leaf 7
  * from max_leaf, subleaf 1 from leaf7_eax, XCR0 with OSXSAVE); all 0

@@ -12,6 +12,7 @@
 #define LEAF1_ECX_OSXSAVE (1u << 27)
 #define LEAF1_ECX_OSXSAVE_AVX (LEAF1_ECX_OSXSAVE | (1u << 28))
 #define LEAF7_EBX_AVX2 (1u << 5)
+#define LEAF7_EBX_RTM (1u << 11)
 /* XCR0: SSE and AVX state (bits 1, 2): the AVX2 case uses ymm0. */
 #define XCR0_AVX 0x6u
 /* BMI2 (bzhi), AVX512F, AVX512BW (byte masks, kmovq, vpbroadcastb). */
@@ -48,6 +49,11 @@ int pci_preload_short_avx2(const struct pci_preload_cpu *c)
 {
     return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE_AVX) == LEAF1_ECX_OSXSAVE_AVX &&
            (c->leaf7_ebx & LEAF7_EBX_AVX2) != 0 && (c->xcr0 & XCR0_AVX) == XCR0_AVX;
+}
+
+int pci_preload_cpu_rtm(const struct pci_preload_cpu *c)
+{
+    return c->max_leaf >= 7 && (c->leaf7_ebx & LEAF7_EBX_RTM) != 0;
 }
 
 /* Field by field: this file is part of the preload, where a zeroed
@@ -97,9 +103,9 @@ int pci_preload_entry_avx512(void)
     return pci_preload_short_avx512(&c);
 }
 
-int pci_preload_entry_avx2(void)
+int pci_preload_entry_avx2(int allow_rtm)
 {
     struct pci_preload_cpu c;
     pci_preload_cpu_read(&c);
-    return pci_preload_short_avx2(&c);
+    return pci_preload_short_avx2(&c) && (allow_rtm || !pci_preload_cpu_rtm(&c));
 }

@@ -40,9 +40,10 @@ extern _Atomic size_t pci_preload_vec_below;
  * SIZE_MAX from the start, so that any order of the limits' stores is
  * safe. */
 extern _Atomic size_t pci_preload_ymm_from;
-/* 1 if the entry's AVX2 stores can run here; 0 where the entry is not the
- * x86-64 one. */
-int pci_preload_entry_avx2(void);
+/* 1 if the entry's AVX2 stores can run here, and the CPU has no RTM or
+ * allow_rtm is set (cpu.h says why); 0 where the entry is not the x86-64
+ * one. */
+int pci_preload_entry_avx2(int allow_rtm);
 /* 1 if the entry's AVX-512 short path can run here, and without lowering
  * the clock (cpuid, xgetbv; entry_x86_64.c); always 0 where the entry is
  * not the x86-64 one. */

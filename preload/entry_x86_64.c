@@ -150,7 +150,9 @@ __asm__(
     "	ret\n"
     /* AVX2, 32-64 B: 32-byte stores at s and s + n - 32, then
      * vzeroupper (ymm0's upper half would otherwise slow the caller's
-     * next SSE code), as the C library's AVX2 memset does. */
+     * next SSE code), as the C library's AVX2 memset does. vzeroupper
+     * aborts an RTM transaction, so a CPU with RTM runs this only when
+     * asked (cpu.h). */
     "	.p2align 5\n"
     "8:	vmovd	%ecx, %xmm0\n"
     "	vpbroadcastd %xmm0, %ymm0\n"

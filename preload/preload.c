@@ -293,7 +293,9 @@ __attribute__((constructor)) static void preload_init(void)
                           memory_order_release);
     if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f)) {
         int wide = pci_preload_entry_avx512() && !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
-        if (!wide && pci_preload_entry_avx2() && !env_is("PAGECLEAR_PRELOAD_AVX2", "0"))
+        /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
+        if (!wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") &&
+            pci_preload_entry_avx2(env_is("PAGECLEAR_PRELOAD_AVX2", "1")))
             atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
         atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);

@@ -61,9 +61,10 @@ correct)
     run dflt -- correct
     expect_ok dflt
     # The entry's baseline stores where it would use AVX-512 (with AVX2
-    # from 32 B where the CPU has it), then without AVX2 either: each a
-    # no-op where the CPU lacks that path, which then ran above.
-    run base PAGECLEAR_PRELOAD_AVX512=0 -- correct
+    # from 32 B where the CPU has it, RTM or not), then without AVX2
+    # either: each a no-op where the CPU lacks that path, which then ran
+    # above.
+    run base PAGECLEAR_PRELOAD_AVX512=0 PAGECLEAR_PRELOAD_AVX2=1 -- correct
     expect_ok base
     run sse2 PAGECLEAR_PRELOAD_AVX512=0 PAGECLEAR_PRELOAD_AVX2=0 -- correct
     expect_ok sse2

@@ -14,6 +14,7 @@
 #define OSXSAVE (1u << 27)
 #define AVX (1u << 28)
 #define AVX2 (1u << 5)
+#define RTM (1u << 11)
 #define BMI2 (1u << 8)
 #define AVX512F (1u << 16)
 #define AVX512BW (1u << 30)
@@ -122,6 +123,14 @@ static void synthetic_avx2(void)
     m = c;
     m.max_leaf = 6;
     CHECK_EQ(pci_preload_short_avx2(&m), 0);
+
+    /* RTM, read from leaf 7 only where the CPU has it */
+    CHECK_EQ(pci_preload_cpu_rtm(&c), 0);
+    m = c;
+    m.leaf7_ebx |= RTM;
+    CHECK_EQ(pci_preload_cpu_rtm(&m), 1);
+    m.max_leaf = 6;
+    CHECK_EQ(pci_preload_cpu_rtm(&m), 0);
 }
 
 #if defined(__x86_64__)
@@ -168,6 +177,7 @@ static void host(void)
            got2 ? "yes" : "no");
     CHECK_EQ(got, want);
     CHECK_EQ(got2, has_flag(flags, "avx2"));
+    CHECK_EQ(pci_preload_cpu_rtm(&c), has_flag(flags, "rtm"));
 #else
     CHECK_EQ(got, 0); /* the entry is the x86-64 one only */
     CHECK_EQ(got2, 0);
