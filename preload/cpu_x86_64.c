@@ -95,17 +95,3 @@ void pci_preload_cpu_read(struct pci_preload_cpu *c)
     clear(c);
 }
 #endif
-
-int pci_preload_entry_avx512(void)
-{
-    struct pci_preload_cpu c;
-    pci_preload_cpu_read(&c);
-    return pci_preload_short_avx512(&c);
-}
-
-int pci_preload_entry_avx2(int allow_rtm)
-{
-    struct pci_preload_cpu c;
-    pci_preload_cpu_read(&c);
-    return pci_preload_short_avx2(&c) && (allow_rtm || !pci_preload_cpu_rtm(&c));
-}

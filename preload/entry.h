@@ -32,22 +32,14 @@
 extern _Atomic size_t pci_preload_own_below;
 /* Calls shorter than this the x86-64 entry stores with one AVX-512 masked
  * store: PCI_PRELOAD_OWN_MAX + 1 when pci_preload_own_below is and the
- * CPU and OS run it at full speed (pci_preload_entry_avx512), else 0. */
+ * CPU and OS run it at full speed (cpu.h), else 0. */
 extern _Atomic size_t pci_preload_vec_below;
 /* Calls from this length up to 64 B the x86-64 entry's baseline case
  * stores with two AVX2 32-byte stores: 32 where the CPU and OS run AVX2
- * and the AVX-512 store is not chosen (pci_preload_entry_avx2), else
+ * and the AVX-512 store is not chosen (cpu.h; preload.c), else
  * SIZE_MAX from the start, so that any order of the limits' stores is
  * safe. */
 extern _Atomic size_t pci_preload_ymm_from;
-/* 1 if the entry's AVX2 stores can run here, and the CPU has no RTM or
- * allow_rtm is set (cpu.h says why); 0 where the entry is not the x86-64
- * one. */
-int pci_preload_entry_avx2(int allow_rtm);
-/* 1 if the entry's AVX-512 short path can run here, and without lowering
- * the clock (cpuid, xgetbv; entry_x86_64.c); always 0 where the entry is
- * not the x86-64 one. */
-int pci_preload_entry_avx512(void);
 /* Calls shorter than this (and not stored by the entry) go straight to
  * pci_preload_real; the others to pci_preload_set. preload.c says when
  * each value holds. */

@@ -42,6 +42,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "entry.h"
 #include "pageclear.h"
 #include "stats.h"
@@ -292,10 +293,12 @@ __attribute__((constructor)) static void preload_init(void)
     atomic_store_explicit(&pci_preload_fast_min, pci_preload_stats_on ? 0 : fast,
                           memory_order_release);
     if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f)) {
-        int wide = pci_preload_entry_avx512() && !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
+        struct pci_preload_cpu cpu; /* read once: cpuid exits to the hypervisor in a VM */
+        pci_preload_cpu_read(&cpu);
+        int wide = pci_preload_short_avx512(&cpu) && !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
         /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
-        if (!wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") &&
-            pci_preload_entry_avx2(env_is("PAGECLEAR_PRELOAD_AVX2", "1")))
+        if (!wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") && pci_preload_short_avx2(&cpu) &&
+            (!pci_preload_cpu_rtm(&cpu) || env_is("PAGECLEAR_PRELOAD_AVX2", "1")))
             atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
         atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);
