@@ -16,7 +16,7 @@ struct pci_preload_cpu {
     unsigned max_leaf;    /* leaf 0 eax */
     unsigned leaf1_ecx;   /* OSXSAVE (27), AVX (28) */
     unsigned leaf7_eax;   /* the last subleaf of leaf 7 */
-    unsigned leaf7_ebx;   /* AVX2 (5), BMI2 (8), RTM (11), AVX512F (16), BW (30), VL (31) */
+    unsigned leaf7_ebx;   /* AVX2 (5), BMI2 (8), RTM (11), AVX512F (16), AVX512BW (30) */
     unsigned leaf7_1_eax; /* AVX-VNNI (4) */
     unsigned xcr0;        /* the state the OS saves (xgetbv 0), low word */
 };
@@ -26,14 +26,6 @@ struct pci_preload_cpu {
  * AVX, opmask and all ZMM state; and a 512-bit store costing no clock
  * speed there (cpu_x86_64.c says which CPUs). Reads nothing else. */
 int pci_preload_short_avx512(const struct pci_preload_cpu *c);
-
-/* 1 if the entry's 256-bit EVEX case (0-32 B one masked 32-byte store,
- * 33-64 B two 32-byte stores, all on ymm16) may run on the CPU c
- * describes: AVX512F, BW and VL, and BMI2; the OS saving SSE, AVX, opmask
- * and all ZMM state (ymm16 is the low half of zmm16). No clock-speed
- * condition: 256-bit operations run at full speed on every AVX-512 CPU,
- * and ymm16 needs no vzeroupper, so RTM does not matter either. */
-int pci_preload_short_evex256(const struct pci_preload_cpu *c);
 
 /* 1 if the entry's AVX2 case (two 32-byte stores for 32-64 B) may run on
  * the CPU c describes: AVX and AVX2, and the OS saving SSE and AVX state. */

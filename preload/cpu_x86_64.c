@@ -17,8 +17,6 @@
 #define XCR0_AVX 0x6u
 /* BMI2 (bzhi), AVX512F, AVX512BW (byte masks, kmovq, vpbroadcastb). */
 #define LEAF7_EBX_SHORT ((1u << 8) | (1u << 16) | (1u << 30))
-/* and AVX512VL, for the same operations on ymm16 */
-#define LEAF7_EBX_EVEX256 (LEAF7_EBX_SHORT | (1u << 31))
 #define LEAF7_1_EAX_AVX_VNNI (1u << 4)
 /* XCR0: SSE, AVX, opmask, ZMM0-15 upper halves, ZMM16-31 (bits 1, 2, 5,
  * 6, 7): the entry uses zmm16 and k1. */
@@ -45,13 +43,6 @@ int pci_preload_short_avx512(const struct pci_preload_cpu *c)
     return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE) != 0 &&
            (c->leaf7_ebx & LEAF7_EBX_SHORT) == LEAF7_EBX_SHORT &&
            (c->xcr0 & XCR0_SHORT) == XCR0_SHORT && wide_stores_full_speed(c);
-}
-
-int pci_preload_short_evex256(const struct pci_preload_cpu *c)
-{
-    return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE) != 0 &&
-           (c->leaf7_ebx & LEAF7_EBX_EVEX256) == LEAF7_EBX_EVEX256 &&
-           (c->xcr0 & XCR0_SHORT) == XCR0_SHORT;
 }
 
 int pci_preload_short_avx2(const struct pci_preload_cpu *c)

@@ -34,10 +34,6 @@ extern _Atomic size_t pci_preload_own_below;
  * store: PCI_PRELOAD_OWN_MAX + 1 when pci_preload_own_below is and the
  * CPU and OS run it at full speed (cpu.h), else 0. */
 extern _Atomic size_t pci_preload_vec_below;
-/* Calls shorter than this the x86-64 entry stores with 256-bit EVEX
- * stores on ymm16: PCI_PRELOAD_OWN_MAX + 1 when pci_preload_own_below is,
- * the CPU runs them (cpu.h) and the 64-byte store is not chosen, else 0. */
-extern _Atomic size_t pci_preload_evex_below;
 /* Calls from this length up to 64 B the x86-64 entry's baseline case
  * stores with two AVX2 32-byte stores: 32 where the CPU and OS run AVX2
  * and the AVX-512 store is not chosen (cpu.h; preload.c), else

@@ -52,9 +52,6 @@ __asm__(
     /* 0 where the CPU lacks AVX-512: never taken there. */
     "	cmp	pci_preload_vec_below(%rip), %rdx\n"
     "	jb	4f\n"
-    /* 0 unless the 256-bit EVEX case is chosen. */
-    "	cmp	pci_preload_evex_below(%rip), %rdx\n"
-    "	jb	6f\n"
     "	cmp	$4, %rdx\n"
     "	jb	3f\n"
     /* The byte in all four bytes of ecx (a 32-bit multiply: 8 bytes of
@@ -162,37 +159,6 @@ __asm__(
     "	vmovdqu	%ymm0, (%rdi)\n"
     "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
     "	vzeroupper\n"
-    "	ret\n"
-    /* AVX-512 (BW, VL) and BMI2 on 256-bit vectors, where the 64-byte
-     * store is not chosen (Skylake-SP to Ice Lake, whose C library runs
-     * its 256-bit EVEX memset): 0-32 B one masked 32-byte store, with the
-     * page's-end window as at 7: (its masked-off bytes in s's page),
-     * 33-64 B 32-byte stores at s and s + n - 32. ymm16 needs no
-     * vzeroupper, so this runs inside an RTM transaction too. */
-    "	.p2align 6\n"
-    "6:	vpbroadcastb %esi, %ymm16\n"
-    "	cmp	$32, %rdx\n"
-    "	ja	9f\n"
-    "	mov	%edi, %ecx\n"
-    "	and	$4095, %ecx\n"
-    "	cmp	$4064, %ecx\n"
-    "	ja	0f\n"
-    "	mov	$-1, %ecx\n"
-    "	bzhi	%edx, %ecx, %ecx\n"
-    "	kmovd	%ecx, %k1\n"
-    "	vmovdqu8 %ymm16, (%rdi){%k1}\n"
-    "	ret\n"
-    "9:	vmovdqu64 %ymm16, (%rdi)\n"
-    "	vmovdqu64 %ymm16, -32(%rdi,%rdx)\n"
-    "	ret\n"
-    "0:	lea	-32(%rdi,%rdx), %r8\n"
-    "	mov	$32, %ecx\n"
-    "	sub	%edx, %ecx\n"
-    "	mov	$-1, %edx\n"
-    "	bzhi	%ecx, %edx, %ecx\n"
-    "	not	%ecx\n"
-    "	kmovd	%ecx, %k1\n"
-    "	vmovdqu8 %ymm16, (%r8){%k1}\n"
     "	ret\n"
     /* Longer, or not READY: the C library's memset below the threshold
      * (a tail jump), everything else to pci_preload_set. */

@@ -73,12 +73,11 @@ static const char *pass_why = "not initialised";
  * the threshold is one load, one compare and the jump (docs/preload.md). */
 _Atomic size_t pci_preload_fast_min;
 /* Set last, and only when READY and not counting (entry.h); the second
- * or third after the first, and only where the CPU runs that store; the
- * last (AVX2 from 32 B) only where it runs AVX2, so its order does not
+ * after the first, and only where the CPU runs the AVX-512 store; the
+ * third (AVX2 from 32 B) only where it runs AVX2, so its order does not
  * matter. */
 _Atomic size_t pci_preload_own_below;
 _Atomic size_t pci_preload_vec_below;
-_Atomic size_t pci_preload_evex_below;
 _Atomic size_t pci_preload_ymm_from = SIZE_MAX;
 
 /* From this length a call about to go through pageclear first asks the
@@ -296,22 +295,16 @@ __attribute__((constructor)) static void preload_init(void)
     if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f)) {
         struct pci_preload_cpu cpu; /* read once: cpuid exits to the hypervisor in a VM */
         pci_preload_cpu_read(&cpu);
-        /* PAGECLEAR_PRELOAD_AVX512=0: neither AVX-512 case; =256: the
-         * 256-bit one, even where the 64-byte store would run. */
-        int no512 = env_is("PAGECLEAR_PRELOAD_AVX512", "0");
-        int wide = !no512 && !env_is("PAGECLEAR_PRELOAD_AVX512", "256") &&
-                   pci_preload_short_avx512(&cpu);
-        int evex = !no512 && !wide && pci_preload_short_evex256(&cpu);
+        int wide = pci_preload_short_avx512(&cpu) && !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
         /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
-        if (!wide && !evex && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") &&
-            pci_preload_short_avx2(&cpu) &&
+        if (!wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") && pci_preload_short_avx2(&cpu) &&
             (!pci_preload_cpu_rtm(&cpu) || env_is("PAGECLEAR_PRELOAD_AVX2", "1")))
             atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
         atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);
-        if (wide || evex)
-            atomic_store_explicit(wide ? &pci_preload_vec_below : &pci_preload_evex_below,
-                                  PCI_PRELOAD_OWN_MAX + 1, memory_order_relaxed);
+        if (wide)
+            atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
+                                  memory_order_relaxed);
     }
 }
 

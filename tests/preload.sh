@@ -60,14 +60,10 @@ correct)
     [ "$(stat all '[16M, 256M)' 3)" = 0 ] || bad "preload_min 0: a large call to the C library"
     run dflt -- correct
     expect_ok dflt
-    # The 256-bit EVEX stores where the 64-byte one would run (a no-op
-    # where the CPU lacks AVX-512 VL and BW), then the entry's baseline
-    # stores where it would use AVX-512 (with AVX2
+    # The entry's baseline stores where it would use AVX-512 (with AVX2
     # from 32 B where the CPU has it, RTM or not), then without AVX2
     # either: each a no-op where the CPU lacks that path, which then ran
     # above.
-    run evex PAGECLEAR_PRELOAD_AVX512=256 -- correct
-    expect_ok evex
     run base PAGECLEAR_PRELOAD_AVX512=0 PAGECLEAR_PRELOAD_AVX2=1 -- correct
     expect_ok base
     run sse2 PAGECLEAR_PRELOAD_AVX512=0 PAGECLEAR_PRELOAD_AVX2=0 -- correct

@@ -18,7 +18,6 @@
 #define BMI2 (1u << 8)
 #define AVX512F (1u << 16)
 #define AVX512BW (1u << 30)
-#define AVX512VL (1u << 31)
 #define AVX_VNNI (1u << 4)
 #define XCR0_ALL 0xe7u /* x87, SSE, AVX, opmask, ZMM upper halves, ZMM16-31 */
 
@@ -36,7 +35,7 @@ static struct pci_preload_cpu intel_avx_vnni(void)
     struct pci_preload_cpu c = {.max_leaf = 0x1f,
                                 .leaf1_ecx = OSXSAVE | AVX,
                                 .leaf7_eax = 2,
-                                .leaf7_ebx = AVX2 | BMI2 | AVX512F | AVX512BW | AVX512VL,
+                                .leaf7_ebx = AVX2 | BMI2 | AVX512F | AVX512BW,
                                 .leaf7_1_eax = AVX_VNNI,
                                 .xcr0 = XCR0_ALL};
     vendor(&c, "GenuineIntel");
@@ -134,44 +133,6 @@ static void synthetic_avx2(void)
     CHECK_EQ(pci_preload_cpu_rtm(&m), 0);
 }
 
-/* The 256-bit EVEX case: every CPU with AVX-512 BW and VL (the entry
- * prefers the 64-byte store where that runs too: preload.c). */
-static void synthetic_evex256(void)
-{
-    struct pci_preload_cpu c = intel_avx_vnni();
-    CHECK_EQ(pci_preload_short_evex256(&c), 1);
-    c.leaf7_1_eax = 0; /* Skylake-SP to Ice Lake: this case, not the 64-byte store */
-    c.leaf7_ebx |= RTM;
-    CHECK_EQ(pci_preload_short_evex256(&c), 1);
-    CHECK_EQ(pci_preload_short_avx512(&c), 0);
-    struct pci_preload_cpu z = c; /* Zen 4 */
-    vendor(&z, "AuthenticAMD");
-    z.leaf7_ebx &= ~RTM;
-    CHECK_EQ(pci_preload_short_evex256(&z), 1);
-    z.leaf7_ebx = AVX2 | BMI2; /* Zen 3 */
-    CHECK_EQ(pci_preload_short_evex256(&z), 0);
-    const unsigned need7[] = {BMI2, AVX512F, AVX512BW, AVX512VL};
-    for (size_t i = 0; i < sizeof(need7) / sizeof(need7[0]); i++) {
-        struct pci_preload_cpu m = c;
-        m.leaf7_ebx &= ~need7[i];
-        CHECK_EQ(pci_preload_short_evex256(&m), 0);
-    }
-    /* ymm16 is zmm16's low half: all of the ZMM state, as for the 64-byte store */
-    for (unsigned bit = 0; bit < 8; bit++) {
-        struct pci_preload_cpu m = c;
-        m.xcr0 &= ~(1u << bit);
-        CHECK_EQ(pci_preload_short_evex256(&m), (0xe6u >> bit & 1) ? 0 : 1);
-    }
-    struct pci_preload_cpu m = c;
-    m.leaf1_ecx = 0;
-    CHECK_EQ(pci_preload_short_evex256(&m), 0);
-    m = c;
-    m.max_leaf = 6;
-    CHECK_EQ(pci_preload_short_evex256(&m), 0);
-    struct pci_preload_cpu none = {0};
-    CHECK_EQ(pci_preload_short_evex256(&none), 0);
-}
-
 #if defined(__x86_64__)
 /* 1 if the flags line of /proc/cpuinfo holds the word w */
 static int has_flag(const char *flags, const char *w)
@@ -189,7 +150,6 @@ static void host(void)
     struct pci_preload_cpu c;
     pci_preload_cpu_read(&c);
     int got = pci_preload_short_avx512(&c), got2 = pci_preload_short_avx2(&c);
-    int got3 = pci_preload_short_evex256(&c);
 #if defined(__x86_64__)
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (f == NULL) {
@@ -213,17 +173,14 @@ static void host(void)
     int want = has_flag(flags, "avx512f") && has_flag(flags, "avx512bw") &&
                has_flag(flags, "bmi2") &&
                (has_flag(flags, "avx_vnni") || strcmp(vend, "AuthenticAMD") == 0);
-    printf("host: %s, short-call store %s, 256-bit EVEX case %s, AVX2 case %s\n", vend,
-           got ? "AVX-512" : "baseline", got3 ? "yes" : "no", got2 ? "yes" : "no");
+    printf("host: %s, short-call store %s, AVX2 case %s\n", vend, got ? "AVX-512" : "baseline",
+           got2 ? "yes" : "no");
     CHECK_EQ(got, want);
     CHECK_EQ(got2, has_flag(flags, "avx2"));
-    CHECK_EQ(got3, has_flag(flags, "avx512f") && has_flag(flags, "avx512bw") &&
-                       has_flag(flags, "avx512vl") && has_flag(flags, "bmi2"));
     CHECK_EQ(pci_preload_cpu_rtm(&c), has_flag(flags, "rtm"));
 #else
     CHECK_EQ(got, 0); /* the entry is the x86-64 one only */
     CHECK_EQ(got2, 0);
-    CHECK_EQ(got3, 0);
     printf("host: not x86-64, baseline\n");
 #endif
 }
@@ -232,7 +189,6 @@ int main(void)
 {
     synthetic();
     synthetic_avx2();
-    synthetic_evex256();
     host();
     printf("test_preload_cpu: ok\n");
     return 0;
