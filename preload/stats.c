@@ -65,7 +65,8 @@ void pci_preload_stats_print(size_t min, const char *why)
         n = snprintf(line, sizeof(line), "pageclear-preload: %-12s %12llu %16llu %12llu %16llu\n",
                      class_name[c], atomic_load(&calls[PCI_ROUTE_PAGECLEAR][c]),
                      atomic_load(&bytes[PCI_ROUTE_PAGECLEAR][c]),
-                     atomic_load(&calls[PCI_ROUTE_LIBC][c]), atomic_load(&bytes[PCI_ROUTE_LIBC][c]));
+                     atomic_load(&calls[PCI_ROUTE_LIBC][c]),
+                     atomic_load(&bytes[PCI_ROUTE_LIBC][c]));
         put(line, n);
     }
 }

@@ -3,7 +3,9 @@
 """The tree stays simple to walk: no C file in src/ or cli/ over FILE_MAX
 lines, no function there over FUNC_MAX lines (from the line holding its
 opening brace at column 0 to its closing brace at column 0, the house
-style every function follows).
+style every function follows); and no instruction or CPU-feature test in
+a C file outside src/arch/ but for the preload's own (ARCH_FILES), which
+docs/design.md names.
 Usage: check_structure.py SOURCE_DIR
 """
 import pathlib
@@ -30,9 +32,34 @@ def functions(lines):
             start = None
 
 
+# Inline assembly with an instruction in it (an empty string is a compiler
+# barrier), cpuid, and the compilers' CPU builtins and intrinsics headers.
+ARCH_CODE = re.compile(r'\b(__asm__|asm)\b(\s+(volatile|__volatile__|goto))?\s*\(\s*"[^"]'
+                       r'|\bcpuid\.h\b|\b__cpuid\w*|\b__builtin_cpu_\w+|\b__builtin_ia32_\w+'
+                       r'|\b\w*intrin\.h\b|\barm_(neon|sve|acle)\.h\b')
+# The preload is a binary of its own over the public header; its memset
+# entry and the CPU rule for it are its x86-64 files.
+ARCH_FILES = {"preload/entry_x86_64.c", "preload/cpu_x86_64.c"}
+SKIP_DIRS = {".git", "target", "c"}  # rust/*/c links into src/
+
+
+def arch_code_outside(root):
+    """Yield 'file:line' for each instruction or CPU test outside its place."""
+    for p in sorted(root.rglob("*.[ch]")):
+        rel = p.relative_to(root)
+        parts = rel.parts
+        if any(d in SKIP_DIRS or d.startswith(("build", ".")) for d in parts[:-1]):
+            continue
+        if parts[:2] == ("src", "arch") or rel.as_posix() in ARCH_FILES:
+            continue
+        for i, line in enumerate(p.read_text(errors="replace").splitlines(), 1):
+            if ARCH_CODE.search(line.split("//")[0]):
+                yield f"{rel}:{i}: an instruction or CPU test outside src/arch/"
+
+
 def main():
     root = pathlib.Path(sys.argv[1])
-    bad = []
+    bad = list(arch_code_outside(root))
     for d in ("src", "cli"):
         for p in sorted((root / d).rglob("*.[ch]")):
             text = p.read_text().splitlines()
@@ -46,7 +73,8 @@ def main():
         print("check_structure:", b)
     if bad:
         return 1
-    print("check_structure: files and functions in src/ and cli/ within bounds")
+    print("check_structure: files and functions in src/ and cli/ within bounds, "
+          "instructions and CPU tests in src/arch/ and the preload's own")
     return 0
 
 
