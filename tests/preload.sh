@@ -211,6 +211,16 @@ calls)
     "$calls" 1 8 > "$tmp/plain.out" 2>&1 || bad "preload_calls without the preload"
     grep -q "no preload" "$tmp/plain.out" || bad "preload_calls saw a preload where none was"
     "$calls" 0 > /dev/null 2>&1; [ $? -eq 2 ] || bad "preload_calls 0 rounds: not exit 2"
+    # scripts/preload_calls.py, the tables of docs/preload.md from it: two
+    # columns, two sizes, both tables; a bad path name refused.
+    tables="$(dirname "$0")/../scripts/preload_calls.py"
+    python3 "$tables" --calls "$calls" --preload "$preload" --runs 1 --rounds 1 \
+        --paths entry,sse2 8 64 > "$tmp/tables.out" 2>&1 || bad "preload_calls.py"
+    [ "$(grep -c '^| per call | entry | sse2 |$' "$tmp/tables.out")" = 2 ] &&
+        [ "$(grep -cE '^\| (8|64) B \| [0-9.]+ \([0-9.-]+\) \| [0-9.]+ ' "$tmp/tables.out")" = 4 ] ||
+        { bad "preload_calls.py: not two tables of two rows"; cat "$tmp/tables.out"; }
+    python3 "$tables" --calls "$calls" --preload "$preload" --paths nosuch 8 > /dev/null 2>&1
+    [ $? -eq 2 ] || bad "preload_calls.py --paths nosuch: not exit 2"
     # pageclear mem's libc function: the C library's own memset, listed
     # only under a preload, and a row of its own in -f glibc,libc.
     env LD_PRELOAD="$preload" "$bin" mem memset -f glibc,libc -v 0 -s 4K -n 1 -l 10 \

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""The short-call tables of docs/preload.md ("Below the threshold") on this
+machine: the time of a memset call through libpageclear-preload.so over the
+C library's own, per size, for each of the entry's store paths, under each
+C library asked for.
+
+Each column is one way of running tests/preload/preload_calls (which times
+both memsets in one process, interleaved, and prints per size the median
+of its rounds' ratios). The columns are run in turn, RUNS times over, so
+that a drift of the shared machine meets every column alike; a cell is the
+median of the runs' ratios, with the lowest and highest of them. Cache
+state: the same 64 KiB extent repeated (warm), and in the second table
+the last bytes of a page before a PROT_NONE page (the same bytes every
+call). Above 1: the preload is slower.
+
+  scripts/preload_calls.py [--build DIR] [--runs N] [--rounds R]
+      [--paths entry,baseline,avx2,sse2] [--glibc CMD]... [--tunables T]...
+      [SIZE...]
+
+--glibc CMD runs each column under CMD as well (a wrapper that starts a
+program under another C library, e.g. ../shared/tools/newer-glibc.sh);
+--tunables T under GLIBC_TUNABLES=T as well (the C library's memset as
+another CPU runs it, e.g. glibc.cpu.hwcaps=Prefer_No_AVX512).
+"""
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+# The entry's store paths (preload.c reads these variables). "entry" is
+# what it chooses on this CPU; the others force a path, and a path the CPU
+# cannot run falls back to the one it can (the ratios then repeat).
+PATHS = {
+    "entry": {},
+    "baseline": {"PAGECLEAR_PRELOAD_AVX512": "0"},
+    "avx2": {"PAGECLEAR_PRELOAD_AVX512": "0", "PAGECLEAR_PRELOAD_AVX2": "1"},
+    "sse2": {"PAGECLEAR_PRELOAD_AVX512": "0", "PAGECLEAR_PRELOAD_AVX2": "0"},
+}
+SIZES = [1, 3, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 65, 96, 128, 4096]
+
+
+def parse(text):
+    """{(table, size): ratio} from preload_calls' output: table 0 over the
+    extent, 1 at a page's end."""
+    out, table = {}, 0
+    for line in text.splitlines():
+        if "PROT_NONE" in line:
+            table = 1
+        f = line.split()
+        if len(f) == 6 and f[0].isdigit():
+            out[(table, int(f[0]))] = float(f[3])
+    return out
+
+
+def columns(args):
+    """(label, env, command prefix) for each column, in run order."""
+    libcs = [("", [])] + [(pathlib.Path(g).name, [g]) for g in args.glibc]
+    tunables = [""] + args.tunables
+    cols = []
+    for lname, prefix in libcs:
+        for t in tunables:
+            for p in args.paths:
+                label = " ".join(x for x in (lname, t.replace("glibc.cpu.", ""), p) if x)
+                env = dict(PATHS[p])
+                if t:
+                    env["GLIBC_TUNABLES"] = t
+                cols.append((label, env, prefix))
+    return cols
+
+
+def run(calls, preload, rounds, sizes, env, prefix):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("PAGECLEAR_")}
+    e.update(env, LD_PRELOAD=str(preload))
+    cmd = prefix + [str(calls), str(rounds)] + [str(s) for s in sizes]
+    r = subprocess.run(cmd, env=e, capture_output=True, text=True, check=False)
+    if r.returncode != 0 or "a preload's" not in r.stdout:
+        sys.exit(f"preload_calls.py: {' '.join(cmd)} (exit {r.returncode}):\n{r.stdout}{r.stderr}")
+    return parse(r.stdout)
+
+
+def cell(xs):
+    if not xs:
+        return ""
+    return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
+
+
+def table(results, labels, table_no, sizes):
+    lines = ["| per call | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
+    for s in sizes:
+        cells = [cell(results[lab].get((table_no, s), [])) for lab in labels]
+        if any(cells):
+            name = f"{s // 1024} KiB" if s >= 1024 and s % 1024 == 0 else f"{s} B"
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def cpu_name():
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith(("model name", "Model name")):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default="build", help="the build directory (default build)")
+    ap.add_argument("--calls", help="preload_calls (default BUILD/tests/preload/preload_calls)")
+    ap.add_argument("--preload", help="the preload (default BUILD/preload/libpageclear-preload.so)")
+    ap.add_argument("--runs", type=int, default=3, help="processes per column (default 3)")
+    ap.add_argument("--rounds", type=int, default=7, help="rounds in each (default 7)")
+    ap.add_argument("--paths", default="entry,sse2",
+                    help="store paths, of " + ",".join(PATHS) + " (default entry,sse2)")
+    ap.add_argument("--glibc", action="append", default=[], metavar="CMD")
+    ap.add_argument("--tunables", action="append", default=[], metavar="T")
+    ap.add_argument("sizes", nargs="*", type=int, help="bytes per call (default the docs' list)")
+    args = ap.parse_args()
+    args.paths = [p for p in args.paths.split(",") if p]
+    for p in args.paths:
+        if p not in PATHS:
+            ap.error(f"--paths: no path {p!r} (there are {', '.join(PATHS)})")
+    if not 1 <= args.runs <= 99 or not 1 <= args.rounds <= 101:
+        ap.error("--runs must be 1-99 and --rounds 1-101")
+    sizes = args.sizes or SIZES
+    if any(s < 1 or s > 65536 for s in sizes):
+        ap.error("a size must be 1-65536 bytes")
+    build = pathlib.Path(args.build)
+    calls = pathlib.Path(args.calls or build / "tests/preload/preload_calls")
+    preload = pathlib.Path(args.preload or build / "preload/libpageclear-preload.so").resolve()
+    for f in (calls, preload):
+        if not f.is_file():
+            ap.error(f"{f}: not found (build first, or give --build, --calls, --preload)")
+
+    cols = columns(args)
+    labels = [c[0] for c in cols]
+    results = {lab: {} for lab in labels}
+    for _ in range(args.runs):
+        for label, env, prefix in cols:
+            for key, ratio in run(calls, preload, args.rounds, sizes, env, prefix).items():
+                results[label].setdefault(key, []).append(ratio)
+
+    print(f"# {cpu_name()}; preload_calls, {args.rounds} rounds a process, "
+          f"{args.runs} processes a column; time through the preload / the C library's own")
+    print("\nCalls over a 64 KiB extent (warm):\n")
+    print(table(results, labels, 0, sizes))
+    print("\nEach call on a page's last bytes, before a PROT_NONE page (the same bytes):\n")
+    print(table(results, labels, 1, sizes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
