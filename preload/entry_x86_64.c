@@ -8,10 +8,13 @@
  * themselves lost it again in taken branches (the compiler shares one
  * return between the cases), and each taken branch on a short call
  * measured at 3-10% of it. So every case returns where it stores, and:
- *  - baseline (SSE2): 16-64 B take no taken branch (four overlapping
- *    16-byte stores), 4-15 B and 0-3 B one each; with AVX2, 32-64 B one
- *    (two 32-byte stores): the SSE2 stores measured up to 1.31x the C
- *    library's evex256 and AVX2 memset there (docs/preload.md);
+ *  - baseline (SSE2): 16-32 B take no taken branch (two overlapping
+ *    16-byte stores), 33-64 B (four), 4-15 B and 0-3 B one each; with
+ *    AVX2, 32-64 B one (two 32-byte stores): the SSE2 stores measured up
+ *    to 1.31x the C library's evex256 and AVX2 memset there. Four stores
+ *    for all of 16-64 B, without a branch (two of them the same up to
+ *    32 B), measured 1.14-1.29x at 31 B against glibc 2.41's evex256 and
+ *    AVX2 memset (emulated), two 0.86-0.97 (docs/preload.md);
  *  - AVX-512 (BW) with BMI2, where 512-bit stores cost no clock speed:
  *    0-64 B one masked 64-byte store behind one taken branch (time over
  *    the C library's own, glibc 2.36 / 2.41: 0.97-1.02 / 0.97-1.01 at
@@ -42,7 +45,14 @@ __asm__(
     "	.type	pci_preload_memset, @function\n"
     "	.globl	memset\n"
     "	.type	memset, @function\n"
-    /* The head and the 16-64 B case from the start of a 64-byte line. */
+    /* Layout. The head fills one 64-byte line exactly ({disp32} keeps a
+     * jump long for that), and no case crosses a line: a case reached
+     * from a compare past the head's line measured about 0.5 ns a call
+     * slower (1.26-1.30 of the C library's time against 1.03-1.14), and
+     * before each case was placed to sit inside a line, which case
+     * crossed one moved with every edit, the crossing one up to a quarter
+     * slower (1-3 B under glibc 2.41: 1.34-1.36 against 1.09-1.10). The
+     * padding follows a ret and never runs; objdump -d shows the lines. */
     "	.p2align 6\n"
     "pci_preload_memset:\n"
     "memset:\n"
@@ -53,42 +63,52 @@ __asm__(
     "	cmp	pci_preload_vec_below(%rip), %rdx\n"
     "	jb	4f\n"
     "	cmp	$4, %rdx\n"
-    "	jb	3f\n"
-    /* The byte in all four bytes of ecx (a 32-bit multiply: 8 bytes of
-     * code fewer than the 64-bit one, and 4-byte lanes are all the
-     * stores below need). */
-    "	movzbl	%sil, %ecx\n"
-    "	imul	$0x01010101, %ecx, %ecx\n"
+    "	{disp32} jb	3f\n"
     "	cmp	$16, %rdx\n"
     "	jb	1f\n"
     /* SIZE_MAX where the CPU lacks AVX2: never taken there. */
     "	cmp	pci_preload_ymm_from(%rip), %rdx\n"
     "	jae	8f\n"
-    /* 16-64 B: stores at s, s + a, s + n - 16 - a, s + n - 16, with a = 16
-     * past 32 B and 0 up to it; they cover [s, s + n) and stay inside. */
+    "	cmp	$32, %rdx\n"
+    "	ja	6f\n"
+    /* 16-32 B: stores at s and s + n - 16. The byte in all four bytes of
+     * ecx (a 32-bit multiply: 8 bytes of code fewer than the 64-bit one,
+     * and 4-byte lanes are all the stores here need). This case starts
+     * the line after the head's. */
+    "	movzbl	%sil, %ecx\n"
+    "	imul	$0x01010101, %ecx, %ecx\n"
     "	movd	%ecx, %xmm0\n"
     "	pshufd	$0, %xmm0, %xmm0\n"
-    "	xor	%r8d, %r8d\n"
-    "	cmp	$32, %rdx\n"
-    "	seta	%r8b\n"
-    "	shl	$4, %r8\n"
     "	movups	%xmm0, (%rdi)\n"
     "	movups	%xmm0, -16(%rdi,%rdx)\n"
-    "	movups	%xmm0, (%rdi,%r8)\n"
-    "	sub	%r8, %rdi\n"
+    "	ret\n"
+    /* 33-64 B: at s, s + 16, s + n - 32 and s + n - 16. The byte spread
+     * by unpack and shuffles: a byte of code fewer than the multiply,
+     * which this case needs to end inside the same line. */
+    "6:	movd	%esi, %xmm0\n"
+    "	punpcklbw %xmm0, %xmm0\n"
+    "	pshuflw	$0, %xmm0, %xmm0\n"
+    "	pshufd	$0, %xmm0, %xmm0\n"
+    "	movups	%xmm0, (%rdi)\n"
+    "	movups	%xmm0, 16(%rdi)\n"
+    "	movups	%xmm0, -32(%rdi,%rdx)\n"
     "	movups	%xmm0, -16(%rdi,%rdx)\n"
     "	ret\n"
-    /* Each case the head branches to starts a 32-byte block. Without
-     * that, which case crossed a 64-byte line moved with every edit, and
-     * the crossing one measured up to a quarter slower under glibc 2.41
-     * (1-3 B: 1.34-1.36 against 1.09-1.10 aligned; 4-12 B: 1.33 against
-     * 1.05-1.11 once the shorter multiply above moved the case back
-     * inside the line). The padding follows a ret and never runs. */
-    "	.p2align 5\n"
+    /* 0-3 B: the first, middle and last byte. */
+    "	.p2align 6\n"
+    "3:	test	%edx, %edx\n"
+    "	je	5f\n"
+    "	mov	%sil, (%rdi)\n"
+    "	mov	%sil, -1(%rdi,%rdx)\n"
+    "	shr	%edx\n"
+    "	mov	%sil, (%rdi,%rdx)\n"
+    "5:	ret\n"
     /* 4-15 B: four 4-byte stores at s, s + b, s + n - 4 - b, s + n - 4,
      * with b = 4 from 8 B and 0 below: [s, s + 8) and [s + n - 8, s + n)
      * from 8 B, which cover n up to 16, without a branch. */
-    "1:	mov	%edx, %r8d\n"
+    "1:	movzbl	%sil, %ecx\n"
+    "	imul	$0x01010101, %ecx, %ecx\n"
+    "	mov	%edx, %r8d\n"
     "	shr	$3, %r8d\n"
     "	shl	$2, %r8d\n"
     "	mov	%ecx, (%rdi)\n"
@@ -97,15 +117,6 @@ __asm__(
     "	sub	%r8, %rdi\n"
     "	mov	%ecx, -4(%rdi,%rdx)\n"
     "	ret\n"
-    /* 0-3 B: the first, middle and last byte. */
-    "	.p2align 5\n"
-    "3:	test	%edx, %edx\n"
-    "	je	5f\n"
-    "	mov	%sil, (%rdi)\n"
-    "	mov	%sil, -1(%rdi,%rdx)\n"
-    "	shr	%edx\n"
-    "	mov	%sil, (%rdi,%rdx)\n"
-    "5:	ret\n"
     /* AVX-512 (BW) and BMI2, 0-64 B: k1 holds the low n bits of 64; the
      * store writes the bytes it selects, and a masked-off byte is neither
      * written nor faulted on. zmm16 needs no vzeroupper (the SSE/AVX
@@ -154,8 +165,8 @@ __asm__(
      * aborts an RTM transaction, so a CPU with RTM runs this only when
      * asked (cpu.h). */
     "	.p2align 5\n"
-    "8:	vmovd	%ecx, %xmm0\n"
-    "	vpbroadcastd %xmm0, %ymm0\n"
+    "8:	vmovd	%esi, %xmm0\n"
+    "	vpbroadcastb %xmm0, %ymm0\n"
     "	vmovdqu	%ymm0, (%rdi)\n"
     "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
     "	vzeroupper\n"
