@@ -10,6 +10,7 @@ Usage: check_structure.py SOURCE_DIR
 """
 import pathlib
 import re
+import subprocess
 import sys
 
 FILE_MAX = 500  # lines: one concern per file
@@ -43,12 +44,30 @@ ARCH_FILES = {"preload/entry_x86_64.c", "preload/cpu_x86_64.c"}
 SKIP_DIRS = {".git", "target", "c"}  # rust/*/c links into src/
 
 
+def c_files(root):
+    """The tree's C files: git's list where root is a checkout (nothing a
+    build or a package left beside the sources), else every one but those
+    under SKIP_DIRS and build or hidden directories (a release tarball)."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(root), *args],
+                              capture_output=True, check=True).stdout
+    try:
+        if pathlib.Path(git("rev-parse", "--show-toplevel").decode().strip()) == root.resolve():
+            out = git("ls-files", "-z", "*.c", "*.h").decode()
+            return sorted(root / f for f in out.split("\0") if f)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return sorted(p for p in root.rglob("*.[ch]")
+                  if not any(d in SKIP_DIRS or d.startswith(("build", "."))
+                             for d in p.relative_to(root).parts[:-1]))
+
+
 def arch_code_outside(root):
     """Yield 'file:line' for each instruction or CPU test outside its place."""
-    for p in sorted(root.rglob("*.[ch]")):
+    for p in c_files(root):
         rel = p.relative_to(root)
         parts = rel.parts
-        if any(d in SKIP_DIRS or d.startswith(("build", ".")) for d in parts[:-1]):
+        if not p.is_file() or parts[0] == "rust" and "c" in parts:
             continue
         if parts[:2] == ("src", "arch") or rel.as_posix() in ARCH_FILES:
             continue
