@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu_x86_64.c - the rules for the x86-64 entry's short-call stores, and
- * the cpuid and xgetbv reads behind them (cpu.h).
+ * cpu_x86_64.c - the rules for the x86-64 entry's short-call stores
+ * (cpu.h), on the words src/arch/x86_64/cpu_words.c reads.
  */
 #include "cpu.h"
-
-#include <stdint.h>
-
-#include "entry.h"
 
 #define LEAF1_ECX_OSXSAVE (1u << 27)
 #define LEAF1_ECX_OSXSAVE_AVX (LEAF1_ECX_OSXSAVE | (1u << 28))
@@ -31,67 +27,27 @@ static const unsigned amd[3] = {0x68747541u, 0x69746e65u, 0x444d4163u};
  * 2.41, x86 cpu_features: "Prefer_No_AVX512" unless AVX_VNNI); on AMD it
  * sets no such preference (Zen 4 and later run 512-bit operations without
  * a frequency offset). Every other CPU takes the baseline stores. */
-static int wide_stores_full_speed(const struct pci_preload_cpu *c)
+static int wide_stores_full_speed(const struct pci_cpuid *c)
 {
     if (c->vendor[0] == amd[0] && c->vendor[1] == amd[1] && c->vendor[2] == amd[2])
         return 1;
     return c->leaf7_eax >= 1 && (c->leaf7_1_eax & LEAF7_1_EAX_AVX_VNNI) != 0;
 }
 
-int pci_preload_short_avx512(const struct pci_preload_cpu *c)
+int pci_preload_short_avx512(const struct pci_cpuid *c)
 {
     return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE) != 0 &&
            (c->leaf7_ebx & LEAF7_EBX_SHORT) == LEAF7_EBX_SHORT &&
            (c->xcr0 & XCR0_SHORT) == XCR0_SHORT && wide_stores_full_speed(c);
 }
 
-int pci_preload_short_avx2(const struct pci_preload_cpu *c)
+int pci_preload_short_avx2(const struct pci_cpuid *c)
 {
     return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE_AVX) == LEAF1_ECX_OSXSAVE_AVX &&
            (c->leaf7_ebx & LEAF7_EBX_AVX2) != 0 && (c->xcr0 & XCR0_AVX) == XCR0_AVX;
 }
 
-int pci_preload_cpu_rtm(const struct pci_preload_cpu *c)
+int pci_preload_cpu_rtm(const struct pci_cpuid *c)
 {
     return c->max_leaf >= 7 && (c->leaf7_ebx & LEAF7_EBX_RTM) != 0;
 }
-
-/* Field by field: this file is part of the preload, where a zeroed
- * aggregate could become a call to memset (the preload's own). */
-static void clear(struct pci_preload_cpu *c)
-{
-    c->vendor[0] = c->vendor[1] = c->vendor[2] = 0;
-    c->max_leaf = c->leaf1_ecx = c->leaf7_eax = c->leaf7_ebx = 0;
-    c->leaf7_1_eax = c->xcr0 = 0;
-}
-
-#if PCI_PRELOAD_ASM_ENTRY
-#include <cpuid.h>
-
-void pci_preload_cpu_read(struct pci_preload_cpu *c)
-{
-    unsigned a, b, d, x;
-    clear(c);
-    __cpuid(0, c->max_leaf, c->vendor[0], c->vendor[2], c->vendor[1]);
-    if (c->max_leaf < 1)
-        return;
-    __cpuid(1, a, b, c->leaf1_ecx, d);
-    if (c->max_leaf >= 7) {
-        __cpuid_count(7, 0, c->leaf7_eax, c->leaf7_ebx, x, d);
-        if (c->leaf7_eax >= 1)
-            __cpuid_count(7, 1, c->leaf7_1_eax, b, x, d);
-    }
-    if (c->leaf1_ecx & LEAF1_ECX_OSXSAVE) {
-        uint32_t lo, hi;
-        /* xgetbv (ecx = 0) as bytes: no -mxsave; OSXSAVE says it is on. */
-        __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
-        (void)hi;
-        c->xcr0 = lo;
-    }
-}
-#else
-void pci_preload_cpu_read(struct pci_preload_cpu *c)
-{
-    clear(c);
-}
-#endif

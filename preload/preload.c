@@ -293,8 +293,8 @@ __attribute__((constructor)) static void preload_init(void)
     atomic_store_explicit(&pci_preload_fast_min, pci_preload_stats_on ? 0 : fast,
                           memory_order_release);
     if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f)) {
-        struct pci_preload_cpu cpu; /* read once: cpuid exits to the hypervisor in a VM */
-        pci_preload_cpu_read(&cpu);
+        struct pci_cpuid cpu; /* read once: cpuid exits to the hypervisor in a VM */
+        pci_cpuid_read(&cpu);
         int wide = pci_preload_short_avx512(&cpu) && !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
         /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
         if (!wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") && pci_preload_short_avx2(&cpu) &&

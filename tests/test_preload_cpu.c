@@ -22,7 +22,7 @@
 #define XCR0_ALL 0xe7u /* x87, SSE, AVX, opmask, ZMM upper halves, ZMM16-31 */
 
 /* leaf 0 ebx, edx, ecx of a vendor string */
-static void vendor(struct pci_preload_cpu *c, const char *v)
+static void vendor(struct pci_cpuid *c, const char *v)
 {
     memcpy(&c->vendor[0], v, 4);
     memcpy(&c->vendor[1], v + 4, 4);
@@ -30,21 +30,21 @@ static void vendor(struct pci_preload_cpu *c, const char *v)
 }
 
 /* Sapphire Rapids class (the Intel guest): everything, AVX-VNNI too. */
-static struct pci_preload_cpu intel_avx_vnni(void)
+static struct pci_cpuid intel_avx_vnni(void)
 {
-    struct pci_preload_cpu c = {.max_leaf = 0x1f,
-                                .leaf1_ecx = OSXSAVE | AVX,
-                                .leaf7_eax = 2,
-                                .leaf7_ebx = AVX2 | BMI2 | AVX512F | AVX512BW,
-                                .leaf7_1_eax = AVX_VNNI,
-                                .xcr0 = XCR0_ALL};
+    struct pci_cpuid c = {.max_leaf = 0x1f,
+                          .leaf1_ecx = OSXSAVE | AVX,
+                          .leaf7_eax = 2,
+                          .leaf7_ebx = AVX2 | BMI2 | AVX512F | AVX512BW,
+                          .leaf7_1_eax = AVX_VNNI,
+                          .xcr0 = XCR0_ALL};
     vendor(&c, "GenuineIntel");
     return c;
 }
 
 static void synthetic(void)
 {
-    struct pci_preload_cpu c = intel_avx_vnni();
+    struct pci_cpuid c = intel_avx_vnni();
     CHECK_EQ(pci_preload_short_avx512(&c), 1);
 
     /* Skylake-SP to Ice Lake: AVX-512 without AVX-VNNI lowers the clock */
@@ -56,7 +56,7 @@ static void synthetic(void)
     CHECK_EQ(pci_preload_short_avx512(&c), 0);
 
     /* Zen 4 (the AMD guest): AVX-512, no AVX-VNNI, full speed */
-    struct pci_preload_cpu z = intel_avx_vnni();
+    struct pci_cpuid z = intel_avx_vnni();
     vendor(&z, "AuthenticAMD");
     z.leaf7_eax = 1;
     z.leaf7_1_eax = 0;
@@ -90,14 +90,14 @@ static void synthetic(void)
     c = intel_avx_vnni();
     c.max_leaf = 6; /* leaf 7 not there, whatever its words say */
     CHECK_EQ(pci_preload_short_avx512(&c), 0);
-    struct pci_preload_cpu none = {0};
+    struct pci_cpuid none = {0};
     CHECK_EQ(pci_preload_short_avx512(&none), 0);
 }
 
 /* The AVX2 case: Zen 3, and any AVX2 CPU, whatever its vendor. */
 static void synthetic_avx2(void)
 {
-    struct pci_preload_cpu c = intel_avx_vnni();
+    struct pci_cpuid c = intel_avx_vnni();
     CHECK_EQ(pci_preload_short_avx2(&c), 1);
     c.leaf7_1_eax = 0; /* an AVX-512 CPU without AVX-VNNI: still AVX2 */
     CHECK_EQ(pci_preload_short_avx2(&c), 1);
@@ -108,16 +108,16 @@ static void synthetic_avx2(void)
     CHECK_EQ(pci_preload_short_avx512(&c), 0);
     const unsigned need1[] = {OSXSAVE, AVX};
     for (size_t i = 0; i < sizeof(need1) / sizeof(need1[0]); i++) {
-        struct pci_preload_cpu m = c;
+        struct pci_cpuid m = c;
         m.leaf1_ecx &= ~need1[i];
         CHECK_EQ(pci_preload_short_avx2(&m), 0);
     }
     for (unsigned bit = 0; bit < 3; bit++) { /* SSE and AVX state, not x87 */
-        struct pci_preload_cpu m = c;
+        struct pci_cpuid m = c;
         m.xcr0 &= ~(1u << bit);
         CHECK_EQ(pci_preload_short_avx2(&m), bit == 0);
     }
-    struct pci_preload_cpu m = c;
+    struct pci_cpuid m = c;
     m.leaf7_ebx &= ~AVX2;
     CHECK_EQ(pci_preload_short_avx2(&m), 0);
     m = c;
@@ -147,8 +147,8 @@ static int has_flag(const char *flags, const char *w)
 
 static void host(void)
 {
-    struct pci_preload_cpu c;
-    pci_preload_cpu_read(&c);
+    struct pci_cpuid c;
+    pci_cpuid_read(&c);
     int got = pci_preload_short_avx512(&c), got2 = pci_preload_short_avx2(&c);
 #if defined(__x86_64__)
     FILE *f = fopen("/proc/cpuinfo", "r");

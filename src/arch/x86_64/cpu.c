@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu.c (x86-64) - what this CPU and OS can run, from cpuid and xgetbv.
- * A vector feature counts only if cpuid reports it AND the OS has enabled
- * saving its register state in XCR0; otherwise executing it would fault.
+ * cpu.c (x86-64) - what this CPU and OS can run, from the cpuid and XCR0
+ * words (cpu_words.c) and the cache leaves. A vector feature counts only
+ * if cpuid reports it AND the OS has enabled saving its register state in
+ * XCR0; otherwise executing it would fault.
  */
 #if defined(__x86_64__)
 #include <cpuid.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "cpu.h"
+#include "cpu_words.h"
 
-/* cpuid bit positions (Intel SDM vol. 2A, AMD APM vol. 3, cpuid chapter). */
-#define LEAF1_ECX_OSXSAVE (1u << 27)
+/* cpuid bit positions (Intel SDM vol. 2A, AMD APM vol. 3, cpuid chapters). */
 #define LEAF1_ECX_AVX (1u << 28)
 #define LEAF1_ECX_HYPERVISOR (1u << 31)
 #define LEAF7_EBX_AVX2 (1u << 5)
@@ -24,15 +24,6 @@
  * (5), upper halves of ZMM0-15 (6), ZMM16-31 (7). */
 #define XCR0_AVX_STATE 0x06u
 #define XCR0_AVX512_STATE 0xe0u
-
-static uint64_t read_xcr0(void)
-{
-    uint32_t lo, hi;
-    /* xgetbv with ecx = 0; emitted as bytes so no -mxsave is needed. Only
-     * reached when cpuid says OSXSAVE, i.e. the instruction is enabled. */
-    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
-    return ((uint64_t)hi << 32) | lo;
-}
 
 /* The largest data cache and the level-2 data cache from a deterministic
  * cache parameters leaf (Intel leaf 4, AMD leaf 0x8000001d share the
@@ -71,52 +62,39 @@ static void identify(unsigned eax, struct pci_cpu *cpu)
 
 void pci_cpu_detect(struct pci_cpu *cpu)
 {
-    unsigned a, b, c, d, max, maxext;
+    struct pci_cpuid w;
 
+    pci_cpuid_read(&w);
     *cpu = (struct pci_cpu){0};
     cpu->features = PCI_F_X86_64;
-    __cpuid(0, max, b, c, d);
-    memcpy(cpu->vendor_name, &b, 4);
-    memcpy(cpu->vendor_name + 4, &d, 4);
-    memcpy(cpu->vendor_name + 8, &c, 4);
+    memcpy(cpu->vendor_name, w.vendor, 12);
     if (strcmp(cpu->vendor_name, "GenuineIntel") == 0)
         cpu->vendor = PCI_VENDOR_INTEL;
     else if (strcmp(cpu->vendor_name, "AuthenticAMD") == 0 ||
              strcmp(cpu->vendor_name, "HygonGenuine") == 0)
         cpu->vendor = PCI_VENDOR_AMD;
 
-    unsigned ecx1 = 0;
-    if (max >= 1) {
-        __cpuid(1, a, b, ecx1, d);
-        cpu->hypervisor = (ecx1 & LEAF1_ECX_HYPERVISOR) != 0;
-        identify(a, cpu);
+    if (w.max_leaf >= 1) {
+        cpu->hypervisor = (w.leaf1_ecx & LEAF1_ECX_HYPERVISOR) != 0;
+        identify(w.leaf1_eax, cpu);
     }
-    uint64_t xcr0 = (ecx1 & LEAF1_ECX_OSXSAVE) ? read_xcr0() : 0;
-    int os_avx = (ecx1 & LEAF1_ECX_AVX) && (xcr0 & XCR0_AVX_STATE) == XCR0_AVX_STATE;
-    int os_avx512 = os_avx && (xcr0 & XCR0_AVX512_STATE) == XCR0_AVX512_STATE;
+    int os_avx = (w.leaf1_ecx & LEAF1_ECX_AVX) && (w.xcr0 & XCR0_AVX_STATE) == XCR0_AVX_STATE;
+    int os_avx512 = os_avx && (w.xcr0 & XCR0_AVX512_STATE) == XCR0_AVX512_STATE;
 
-    if (max >= 7) {
-        __cpuid_count(7, 0, a, b, c, d);
-        if (b & LEAF7_EBX_ERMS)
-            cpu->features |= PCI_F_ERMS;
-        if (d & LEAF7_EDX_FSRM)
-            cpu->features |= PCI_F_FSRM;
-        if ((b & LEAF7_EBX_AVX2) && os_avx)
-            cpu->features |= PCI_F_AVX2;
-        if ((b & LEAF7_EBX_AVX512F) && os_avx512)
-            cpu->features |= PCI_F_AVX512;
-    }
+    if (w.leaf7_ebx & LEAF7_EBX_ERMS)
+        cpu->features |= PCI_F_ERMS;
+    if (w.leaf7_edx & LEAF7_EDX_FSRM)
+        cpu->features |= PCI_F_FSRM;
+    if ((w.leaf7_ebx & LEAF7_EBX_AVX2) && os_avx)
+        cpu->features |= PCI_F_AVX2;
+    if ((w.leaf7_ebx & LEAF7_EBX_AVX512F) && os_avx512)
+        cpu->features |= PCI_F_AVX512;
+    if (w.ext8_ebx & EXT8_EBX_CLZERO)
+        cpu->features |= PCI_F_CLZERO;
 
-    __cpuid(0x80000000u, maxext, b, c, d);
-    if (maxext >= 0x80000008u) {
-        __cpuid(0x80000008u, a, b, c, d);
-        if (b & EXT8_EBX_CLZERO)
-            cpu->features |= PCI_F_CLZERO;
-    }
-
-    if (cpu->vendor == PCI_VENDOR_AMD && maxext >= 0x8000001du)
+    if (cpu->vendor == PCI_VENDOR_AMD && w.max_ext >= 0x8000001du)
         cache_leaf_sizes(0x8000001du, cpu);
-    else if (max >= 4)
+    else if (w.max_leaf >= 4)
         cache_leaf_sizes(4, cpu);
 }
 #endif
