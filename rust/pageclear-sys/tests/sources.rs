@@ -192,8 +192,12 @@ fn cmake_units(repo: &Path, name: &str, args: &[&str]) -> BTreeMap<String, BTree
             cmd = c.trim_end_matches(['"', ',']).replace("\\\"", "\"");
         } else if let Some(f) = line.strip_prefix("\"file\": \"") {
             let f = Path::new(f.trim_end_matches(['"', ',']));
+            // The library's units only: the preload compiles one file of
+            // src/ (the cpuid reader) into itself, with its own flags.
+            let library = ["pageclear_objects.dir", "pageclear_primitives.dir"];
             if let Some(rel) = f.strip_prefix(repo).ok().and_then(|r| r.to_str())
                 && rel.starts_with("src/")
+                && library.iter().any(|t| cmd.contains(t))
             {
                 units.insert(rel.to_string(), describing_flags(cmd.split_whitespace()));
             }
