@@ -21,7 +21,11 @@ call). Above 1: the preload is slower.
 --glibc CMD runs each column under CMD as well (a wrapper that starts a
 program under another C library, e.g. ../shared/tools/newer-glibc.sh);
 --tunables T under GLIBC_TUNABLES=T as well (the C library's memset as
-another CPU runs it, e.g. glibc.cpu.hwcaps=Prefer_No_AVX512).
+another CPU runs it: glibc.cpu.hwcaps=Prefer_No_AVX512 for the 256-bit
+EVEX one of Intel's AVX-512 CPUs without AVX-VNNI; on an Intel CPU with
+RTM, glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-RTM,-Prefer_No_VZEROUPPER
+for the plain AVX2 one of Zen 3, which without the last two is the one
+built for transactions; docs/preload.md).
 """
 import argparse
 import os
