@@ -5,18 +5,11 @@
  */
 #include "cpu.h"
 
-#define LEAF1_ECX_OSXSAVE (1u << 27)
-#define LEAF1_ECX_OSXSAVE_AVX (LEAF1_ECX_OSXSAVE | (1u << 28))
-#define LEAF7_EBX_AVX2 (1u << 5)
-#define LEAF7_EBX_RTM (1u << 11)
-/* XCR0: SSE and AVX state (bits 1, 2): the AVX2 case uses ymm0. */
-#define XCR0_AVX 0x6u
+#define LEAF1_ECX_OSXSAVE_AVX (PCI_LEAF1_ECX_OSXSAVE | PCI_LEAF1_ECX_AVX)
 /* BMI2 (bzhi), AVX512F, AVX512BW (byte masks, kmovq, vpbroadcastb). */
-#define LEAF7_EBX_SHORT ((1u << 8) | (1u << 16) | (1u << 30))
-#define LEAF7_1_EAX_AVX_VNNI (1u << 4)
-/* XCR0: SSE, AVX, opmask, ZMM0-15 upper halves, ZMM16-31 (bits 1, 2, 5,
- * 6, 7): the entry uses zmm16 and k1. */
-#define XCR0_SHORT 0xe6u
+#define LEAF7_EBX_SHORT (PCI_LEAF7_EBX_BMI2 | PCI_LEAF7_EBX_AVX512F | PCI_LEAF7_EBX_AVX512BW)
+/* All of the SSE, AVX and AVX-512 state: the entry uses zmm16 and k1. */
+#define XCR0_SHORT (PCI_XCR0_AVX | PCI_XCR0_AVX512)
 /* "AuthenticAMD" as leaf 0 returns it in ebx, edx, ecx. */
 static const unsigned amd[3] = {0x68747541u, 0x69746e65u, 0x444d4163u};
 
@@ -31,12 +24,12 @@ static int wide_stores_full_speed(const struct pci_cpuid *c)
 {
     if (c->vendor[0] == amd[0] && c->vendor[1] == amd[1] && c->vendor[2] == amd[2])
         return 1;
-    return c->leaf7_eax >= 1 && (c->leaf7_1_eax & LEAF7_1_EAX_AVX_VNNI) != 0;
+    return c->leaf7_eax >= 1 && (c->leaf7_1_eax & PCI_LEAF7_1_EAX_AVX_VNNI) != 0;
 }
 
 int pci_preload_short_avx512(const struct pci_cpuid *c)
 {
-    return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE) != 0 &&
+    return c->max_leaf >= 7 && (c->leaf1_ecx & PCI_LEAF1_ECX_OSXSAVE) != 0 &&
            (c->leaf7_ebx & LEAF7_EBX_SHORT) == LEAF7_EBX_SHORT &&
            (c->xcr0 & XCR0_SHORT) == XCR0_SHORT && wide_stores_full_speed(c);
 }
@@ -44,10 +37,10 @@ int pci_preload_short_avx512(const struct pci_cpuid *c)
 int pci_preload_short_avx2(const struct pci_cpuid *c)
 {
     return c->max_leaf >= 7 && (c->leaf1_ecx & LEAF1_ECX_OSXSAVE_AVX) == LEAF1_ECX_OSXSAVE_AVX &&
-           (c->leaf7_ebx & LEAF7_EBX_AVX2) != 0 && (c->xcr0 & XCR0_AVX) == XCR0_AVX;
+           (c->leaf7_ebx & PCI_LEAF7_EBX_AVX2) != 0 && (c->xcr0 & PCI_XCR0_AVX) == PCI_XCR0_AVX;
 }
 
 int pci_preload_cpu_rtm(const struct pci_cpuid *c)
 {
-    return c->max_leaf >= 7 && (c->leaf7_ebx & LEAF7_EBX_RTM) != 0;
+    return c->max_leaf >= 7 && (c->leaf7_ebx & PCI_LEAF7_EBX_RTM) != 0;
 }

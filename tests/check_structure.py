@@ -4,8 +4,8 @@
 lines, no function there over FUNC_MAX lines (from the line holding its
 opening brace at column 0 to its closing brace at column 0, the house
 style every function follows); and no instruction or CPU-feature test in
-a C file outside src/arch/ but for the preload's memset entry (ARCH_FILES), which
-docs/design.md names.
+a C file outside src/arch/ but for the preload's memset entry
+(ARCH_FILES), which docs/design.md names.
 Usage: check_structure.py SOURCE_DIR
 """
 import pathlib
@@ -38,7 +38,7 @@ def functions(lines):
 ARCH_CODE = re.compile(r'\b(__asm__|asm)\b(\s+(volatile|__volatile__|goto))?\s*\(\s*"[^"]'
                        r'|\bcpuid\.h\b|\b__cpuid\w*|\b__builtin_cpu_\w+|\b__builtin_ia32_\w+'
                        r'|\b\w*intrin\.h\b|\barm_(neon|sve|acle)\.h\b')
-# The preload's memset entry is its instructions (the preload reads the
+# The preload's memset entry, written in assembly (the preload reads the
 # CPU through src/arch/x86_64/cpu_words.c, compiled into it).
 ARCH_FILES = {"preload/entry_x86_64.c"}
 SKIP_DIRS = {".git", "target", "c"}  # rust/*/c links into src/

@@ -12,19 +12,6 @@
 #include "cpu.h"
 #include "cpu_words.h"
 
-/* cpuid bit positions (Intel SDM vol. 2A, AMD APM vol. 3, cpuid chapters). */
-#define LEAF1_ECX_AVX (1u << 28)
-#define LEAF1_ECX_HYPERVISOR (1u << 31)
-#define LEAF7_EBX_AVX2 (1u << 5)
-#define LEAF7_EBX_ERMS (1u << 9)
-#define LEAF7_EBX_AVX512F (1u << 16)
-#define LEAF7_EDX_FSRM (1u << 4)
-#define EXT8_EBX_CLZERO (1u << 0)
-/* XCR0 state components: SSE (1), AVX upper halves (2), AVX-512 opmask
- * (5), upper halves of ZMM0-15 (6), ZMM16-31 (7). */
-#define XCR0_AVX_STATE 0x06u
-#define XCR0_AVX512_STATE 0xe0u
-
 /* The largest data cache and the level-2 data cache from a deterministic
  * cache parameters leaf (Intel leaf 4, AMD leaf 0x8000001d share the
  * layout: eax bits 4:0 the type, 7:5 the level). */
@@ -75,21 +62,21 @@ void pci_cpu_detect(struct pci_cpu *cpu)
         cpu->vendor = PCI_VENDOR_AMD;
 
     if (w.max_leaf >= 1) {
-        cpu->hypervisor = (w.leaf1_ecx & LEAF1_ECX_HYPERVISOR) != 0;
+        cpu->hypervisor = (w.leaf1_ecx & PCI_LEAF1_ECX_HYPERVISOR) != 0;
         identify(w.leaf1_eax, cpu);
     }
-    int os_avx = (w.leaf1_ecx & LEAF1_ECX_AVX) && (w.xcr0 & XCR0_AVX_STATE) == XCR0_AVX_STATE;
-    int os_avx512 = os_avx && (w.xcr0 & XCR0_AVX512_STATE) == XCR0_AVX512_STATE;
+    int os_avx = (w.leaf1_ecx & PCI_LEAF1_ECX_AVX) && (w.xcr0 & PCI_XCR0_AVX) == PCI_XCR0_AVX;
+    int os_avx512 = os_avx && (w.xcr0 & PCI_XCR0_AVX512) == PCI_XCR0_AVX512;
 
-    if (w.leaf7_ebx & LEAF7_EBX_ERMS)
+    if (w.leaf7_ebx & PCI_LEAF7_EBX_ERMS)
         cpu->features |= PCI_F_ERMS;
-    if (w.leaf7_edx & LEAF7_EDX_FSRM)
+    if (w.leaf7_edx & PCI_LEAF7_EDX_FSRM)
         cpu->features |= PCI_F_FSRM;
-    if ((w.leaf7_ebx & LEAF7_EBX_AVX2) && os_avx)
+    if ((w.leaf7_ebx & PCI_LEAF7_EBX_AVX2) && os_avx)
         cpu->features |= PCI_F_AVX2;
-    if ((w.leaf7_ebx & LEAF7_EBX_AVX512F) && os_avx512)
+    if ((w.leaf7_ebx & PCI_LEAF7_EBX_AVX512F) && os_avx512)
         cpu->features |= PCI_F_AVX512;
-    if (w.ext8_ebx & EXT8_EBX_CLZERO)
+    if (w.ext8_ebx & PCI_EXT8_EBX_CLZERO)
         cpu->features |= PCI_F_CLZERO;
 
     if (cpu->vendor == PCI_VENDOR_AMD && w.max_ext >= 0x8000001du)

@@ -10,8 +10,6 @@
 #include <cpuid.h>
 #endif
 
-#define LEAF1_ECX_OSXSAVE (1u << 27)
-
 void pci_cpuid_read(struct pci_cpuid *w)
 {
     /* Field by field: the preload compiles this file, and there a zeroed
@@ -34,7 +32,7 @@ void pci_cpuid_read(struct pci_cpuid *w)
     __cpuid(0x80000000u, w->max_ext, b, c, d);
     if (w->max_ext >= 0x80000008u)
         __cpuid(0x80000008u, a, w->ext8_ebx, c, d);
-    if (w->leaf1_ecx & LEAF1_ECX_OSXSAVE) {
+    if (w->leaf1_ecx & PCI_LEAF1_ECX_OSXSAVE) {
         unsigned lo, hi;
         /* xgetbv with ecx = 0, emitted as bytes so that no -mxsave is
          * needed; OSXSAVE says the OS has enabled it. */

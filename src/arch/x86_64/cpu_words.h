@@ -14,20 +14,39 @@
 
 #pragma GCC visibility push(hidden)
 
-/* A word the CPU or OS does not report is 0. Bit positions from Intel's
- * SDM vol. 2A and AMD's APM vol. 3, cpuid chapters. */
+/* The bits read from the words below, one list for the library and the
+ * preload. Positions from Intel's SDM vol. 2A and AMD's APM vol. 3,
+ * cpuid chapters. */
+#define PCI_LEAF1_ECX_OSXSAVE (1u << 27) /* xgetbv enabled by the OS */
+#define PCI_LEAF1_ECX_AVX (1u << 28)
+#define PCI_LEAF1_ECX_HYPERVISOR (1u << 31)
+#define PCI_LEAF7_EBX_AVX2 (1u << 5)
+#define PCI_LEAF7_EBX_BMI2 (1u << 8)
+#define PCI_LEAF7_EBX_ERMS (1u << 9)
+#define PCI_LEAF7_EBX_RTM (1u << 11)
+#define PCI_LEAF7_EBX_AVX512F (1u << 16)
+#define PCI_LEAF7_EBX_AVX512BW (1u << 30)
+#define PCI_LEAF7_EDX_FSRM (1u << 4)
+#define PCI_LEAF7_1_EAX_AVX_VNNI (1u << 4)
+#define PCI_EXT8_EBX_CLZERO (1u << 0)
+/* XCR0 state components: SSE (1) and AVX upper halves (2); AVX-512
+ * opmask (5), upper halves of ZMM0-15 (6) and ZMM16-31 (7). */
+#define PCI_XCR0_AVX 0x06u
+#define PCI_XCR0_AVX512 0xe0u
+
+/* A word the CPU or OS does not report is 0. */
 struct pci_cpuid {
     unsigned vendor[3];   /* leaf 0 ebx, edx, ecx: "GenuineIntel", "AuthenticAMD" */
     unsigned max_leaf;    /* leaf 0 eax */
     unsigned leaf1_eax;   /* family, model, stepping */
-    unsigned leaf1_ecx;   /* OSXSAVE (27), AVX (28), hypervisor (31) */
+    unsigned leaf1_ecx;   /* PCI_LEAF1_ECX_* */
     unsigned leaf7_eax;   /* the last subleaf of leaf 7 */
-    unsigned leaf7_ebx;   /* AVX2 (5), BMI2 (8), ERMS (9), RTM (11), AVX512F (16), AVX512BW (30) */
-    unsigned leaf7_edx;   /* FSRM (4) */
-    unsigned leaf7_1_eax; /* AVX-VNNI (4) */
+    unsigned leaf7_ebx;   /* PCI_LEAF7_EBX_* */
+    unsigned leaf7_edx;   /* PCI_LEAF7_EDX_* */
+    unsigned leaf7_1_eax; /* PCI_LEAF7_1_EAX_* */
     unsigned max_ext;     /* leaf 0x80000000 eax */
-    unsigned ext8_ebx;    /* leaf 0x80000008 ebx: CLZERO (0) */
-    uint64_t xcr0;        /* the state the OS saves (xgetbv 0) */
+    unsigned ext8_ebx;    /* leaf 0x80000008 ebx: PCI_EXT8_EBX_* */
+    uint64_t xcr0;        /* the state the OS saves (xgetbv 0): PCI_XCR0_* */
 };
 
 /* Fill *w from this CPU: each leaf only where the CPU reports it (leaf 7
