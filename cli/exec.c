@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pageclear.h"
+
 #include "args.h"
 #include "commands.h"
 #include "exec.h"
@@ -29,7 +31,8 @@ void cli_exec_usage(FILE *f)
             "  --stats     print at exit, on stderr, the calls and bytes per size class\n"
             "              and where they went (PAGECLEAR_PRELOAD_STATS=1)\n"
             "  --lib PATH  the preload library (default: $PAGECLEAR_PRELOAD_LIB, the\n"
-            "              installed one, the build tree's)\n");
+            "              installed one, the build tree's; of the last two, the copy\n"
+            "              for this CPU where there is one: glibc-hwcaps/x86-64-v3/)\n");
 }
 
 static int usage(void)
@@ -43,6 +46,34 @@ static int readable(const char *path)
     return path != NULL && *path != '\0' && access(path, R_OK) == 0;
 }
 
+/* 1 if the space-separated list holds the word w */
+static int has_word(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* The copy of the preload lib for this CPU: glibc-hwcaps/x86-64-v3/ beside
+ * it (its own memset entry, preload/CMakeLists.txt) where the library
+ * finds AVX2 and no AVX-512 usable, and that copy is readable; else lib.
+ * The dynamic loader chooses the same on such a CPU when the preload is
+ * named without a path: every AVX2 CPU has the rest of x86-64-v3, and
+ * every one with AVX-512 (F) the rest of x86-64-v4 but Xeon Phi. */
+static const char *for_this_cpu(const char *lib)
+{
+    static char buf[4096];
+    struct pc_host h;
+    if (pc_host_get(&h) != 0 || !has_word(h.features, "avx2") || has_word(h.features, "avx512f"))
+        return lib;
+    const char *slash = strrchr(lib, '/');
+    int dir = slash == NULL ? 0 : (int)(slash - lib + 1);
+    int k = snprintf(buf, sizeof(buf), "%.*sglibc-hwcaps/x86-64-v3/%s", dir, lib, lib + dir);
+    return k > 0 && (size_t)k < sizeof(buf) && readable(buf) ? buf : lib;
+}
+
 const char *cli_exec_preload(const char *lib)
 {
     if (lib == NULL)
@@ -54,9 +85,9 @@ const char *cli_exec_preload(const char *lib)
         return NULL;
     }
     if (readable(PC_PRELOAD_INSTALLED))
-        return PC_PRELOAD_INSTALLED;
+        return for_this_cpu(PC_PRELOAD_INSTALLED);
     if (readable(PC_PRELOAD_BUILD))
-        return PC_PRELOAD_BUILD;
+        return for_this_cpu(PC_PRELOAD_BUILD);
     cli_error("exec: no preload library: neither %s nor %s (set PAGECLEAR_PRELOAD_LIB "
               "or --lib)", PC_PRELOAD_INSTALLED, PC_PRELOAD_BUILD);
     return NULL;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu.h - which stores the x86-64 memset entry may use for short calls
- * (entry_x86_64.c): the rule, fed the cpuid and XCR0 words (the
- * library's own reader, src/arch/x86_64/cpu_words.c, compiled into the
- * preload), so that a test can feed it the CPUs this machine is not
- * (tests/test_preload_cpu.c).
+ * cpu.h - which stores the x86-64 memset entries may use for short calls
+ * (entry_x86_64.c, entry_x86_64_v3.c): the rules, fed the cpuid and XCR0
+ * words (the library's own reader, src/arch/x86_64/cpu_words.c, compiled
+ * into the preload), so that a test can feed them the CPUs this machine
+ * is not (tests/test_preload_cpu.c).
  */
 #ifndef PCI_PRELOAD_CPU_H
 #define PCI_PRELOAD_CPU_H

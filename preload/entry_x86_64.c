@@ -30,7 +30,9 @@
  *    call (1.10-1.30 at 1-32 B); a branch between 0-32 and 33-64 B
  *    measured 1.35 at 48 B.
  * The stores are on only where the next memset is the C library's own
- * (preload.c, next_is_libc).
+ * (preload.c, next_is_libc). The AVX2 CPUs without AVX-512 get a copy of
+ * the preload with an entry of their own (entry_x86_64_v3.c), whose first
+ * line is their 32-64 B case.
  *
  * The contract is memset's: returns s, sets the low byte of c into
  * [s, s + n), nothing outside; no stack, no call, nothing but the
@@ -42,6 +44,8 @@
 #include "entry.h"
 
 #if PCI_PRELOAD_ASM_ENTRY
+const unsigned pci_preload_entry_kind = PCI_ENTRY_AVX512;
+
 __asm__(
     "	.text\n"
     "	.globl	pci_preload_memset\n"

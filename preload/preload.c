@@ -8,7 +8,8 @@
  * primitive that selection picks; below it, the next memset in the lookup
  * order (the C library's, or another preload's), resolved once. On
  * x86-64 the entry stores calls of up to 64 bytes itself, which measured
- * faster than passing them on (entry_x86_64.c).
+ * faster than passing them on (entry_x86_64.c; entry_x86_64_v3.c in the
+ * copy for the AVX2 CPUs).
  *
  * The states, in order; each call reads the state once:
  *   EARLY      before this library's constructor: other libraries'
@@ -173,6 +174,8 @@ void *pci_preload_set(void *s, int c, size_t n)
 }
 
 #if !PCI_PRELOAD_ASM_ENTRY
+const unsigned pci_preload_entry_kind = 0;
+
 /* The generic entry: below the threshold straight on to the real memset
  * (a tail call), else pci_preload_set. x86-64 has its own, which also
  * stores the calls of a few bytes itself (entry_x86_64.c). */
@@ -261,6 +264,27 @@ static int next_is_libc(void *f)
     return own != NULL && own == f;
 }
 
+/* Turn on the entry's own stores for short calls, as far as this CPU and
+ * the entry linked in (pci_preload_entry_kind) allow. */
+static void own_stores(void)
+{
+    struct pci_cpuid cpu; /* read once: cpuid exits to the hypervisor in a VM */
+    pci_cpuid_read(&cpu);
+    int avx2 = pci_preload_short_avx2(&cpu);
+    if ((pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) && !avx2)
+        return; /* its cases would fault: every call goes on */
+    int wide = (pci_preload_entry_kind & PCI_ENTRY_AVX512) && pci_preload_short_avx512(&cpu) &&
+               !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
+    /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
+    if (!wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") && avx2 &&
+        (!pci_preload_cpu_rtm(&cpu) || env_is("PAGECLEAR_PRELOAD_AVX2", "1")))
+        atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
+    atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1, memory_order_relaxed);
+    if (wide)
+        atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
+                              memory_order_relaxed);
+}
+
 __attribute__((constructor)) static void preload_init(void)
 {
     int expect = ST_EARLY;
@@ -292,20 +316,8 @@ __attribute__((constructor)) static void preload_init(void)
 
     atomic_store_explicit(&pci_preload_fast_min, pci_preload_stats_on ? 0 : fast,
                           memory_order_release);
-    if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f)) {
-        struct pci_cpuid cpu; /* read once: cpuid exits to the hypervisor in a VM */
-        pci_cpuid_read(&cpu);
-        int wide = pci_preload_short_avx512(&cpu) && !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
-        /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
-        if (!wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") && pci_preload_short_avx2(&cpu) &&
-            (!pci_preload_cpu_rtm(&cpu) || env_is("PAGECLEAR_PRELOAD_AVX2", "1")))
-            atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
-        atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
-                              memory_order_relaxed);
-        if (wide)
-            atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
-                                  memory_order_relaxed);
-    }
+    if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f))
+        own_stores();
 }
 
 __attribute__((destructor)) static void preload_fini(void)

@@ -4,7 +4,8 @@
 #   1. pkg-config, shared and static;
 #   2. CMake find_package(pageclear CONFIG), pageclear::pageclear (shared)
 #      and pageclear::pageclear_static, plus the version rule;
-#   3. the programs in examples/, built with find_package and run.
+#   3. the man pages, and the preload with its copies by CPU (x86-64);
+#   4. the programs in examples/, built with find_package and run.
 # Everything is built against a copy of the prefix moved elsewhere, so a
 # path written into the install at install time shows up as a failure.
 # Usage: scripts/check_install.sh PREFIX
@@ -127,6 +128,16 @@ done
 for f in "$prefix"/share/man/man3/*.3*; do
   [ -f "$f" ] || { echo "check_install: $f dangling" >&2; exit 1; }
 done
+
+step "the preload and, on x86-64, its copies for the loader to choose by CPU"
+pre=$(find "$prefix" -path '*/pageclear/libpageclear-preload.so' | head -n 1)
+[ -n "$pre" ] || { echo "check_install: no libpageclear-preload.so under $prefix" >&2; exit 1; }
+if [ "$(uname -m)" = x86_64 ]; then
+  hw="$(dirname "$pre")/glibc-hwcaps"
+  [ -f "$hw/x86-64-v3/libpageclear-preload.so" ] && [ -L "$hw/x86-64-v4/libpageclear-preload.so" ] &&
+    [ "$(realpath "$hw/x86-64-v4/libpageclear-preload.so")" = "$(realpath "$pre")" ] ||
+    { echo "check_install: $hw: not the x86-64-v3 copy and the x86-64-v4 link" >&2; exit 1; }
+fi
 
 if [ -f "$src/examples/CMakeLists.txt" ]; then
   step "examples/, built with find_package and run"

@@ -175,6 +175,48 @@ exec)
     rc=$?
     [ "$rc" -eq 2 ] && grep -q "set-user-ID" "$tmp/e.err" || bad "exec, setuid: exit $rc"
     ;;
+hwcaps)
+    # The copies the dynamic loader chooses among by CPU for a preload
+    # named without a path (glibc-hwcaps/, preload/CMakeLists.txt), and
+    # `pageclear exec`'s own choice, against the loader's account of this
+    # CPU (ld.so --help: "x86-64-v3 (supported, searched)").
+    dir=$(dirname "$preload")
+    v3="$dir/glibc-hwcaps/x86-64-v3/libpageclear-preload.so"
+    [ -f "$v3" ] || { echo "SKIP: no glibc-hwcaps copies (not x86-64)"; exit 77; }
+    unset GLIBC_TUNABLES
+    ld=/lib64/ld-linux-x86-64.so.2
+    supported() { "$ld" --help | grep -q "^  $1 (supported, searched)"; }
+    # mapped [VAR=VALUE ...]: the preload file cat maps, loaded by name
+    mapped() {
+        env "$@" LD_LIBRARY_PATH="$dir" LD_PRELOAD=libpageclear-preload.so cat /proc/self/maps |
+            awk '/libpageclear-preload/ { print $6; exit }'
+    }
+    base=$(realpath "$preload") copy=$(realpath "$v3")
+    if supported x86-64-v4; then level=4; elif supported x86-64-v3; then level=3; else level=2; fi
+    echo "the loader: x86-64-v$level at most"
+    want=$base
+    [ $level = 3 ] && want=$copy
+    got=$(mapped)
+    [ "$got" = "$want" ] || bad "loaded by name: $got, not $want"
+    if [ $level = 4 ]; then
+        # The same CPU as the loader sees it without AVX-512: the v3 copy.
+        got=$(mapped GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F)
+        [ "$got" = "$copy" ] || bad "loaded by name without AVX-512: $got, not $copy"
+    fi
+    # exec, the library not named: the loader's choice, beside whichever
+    # preload it found (the build tree's, or an installed one).
+    unset PAGECLEAR_PRELOAD_LIB
+    out=$("$bin" exec -- "$target" env)
+    case "${out#LD_PRELOAD=}" in
+    */glibc-hwcaps/x86-64-v3/libpageclear-preload.so) [ $level = 3 ] ;;
+    */glibc-hwcaps/*) false ;;
+    */libpageclear-preload.so) [ $level != 3 ] ;;
+    *) false ;;
+    esac || bad "exec chose ${out#LD_PRELOAD=} on an x86-64-v$level CPU"
+    # Named, it is taken as named.
+    out=$("$bin" exec --lib "$v3" -- "$target" env)
+    [ "$out" = "LD_PRELOAD=$v3" ] || bad "exec --lib: $out"
+    ;;
 python)
     # CPython, which no one here wrote, zeroing and filling through memset
     # (bytearray(n), bytes * n, resizing, slice assignment, ljust): the
