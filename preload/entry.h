@@ -25,8 +25,9 @@
 /* What the entry linked in holds and needs (pci_preload_entry_kind): */
 /* the AVX-512 store (pci_preload_vec_below is read) */
 #define PCI_ENTRY_AVX512 1u
-/* AVX2 instructions in every case it stores: pci_preload_own_below stays
- * 0 on a CPU without AVX2 (preload.c) */
+/* AVX2 instructions in its 16-64 B cases, and no 32-64 B case but AVX2's
+ * (pci_preload_ymm_from is not read): pci_preload_own_below stays 0 on a
+ * CPU without AVX2, and is 32 where the AVX2 case is off (preload.c) */
 #define PCI_ENTRY_NEEDS_AVX2 2u
 extern const unsigned pci_preload_entry_kind;
 
@@ -36,18 +37,18 @@ extern const unsigned pci_preload_entry_kind;
 #define PCI_PRELOAD_OWN_MAX 64
 
 /* Calls shorter than this the entry stores itself: PCI_PRELOAD_OWN_MAX + 1
- * once READY with no counting (and AVX2 there for an entry that needs it),
- * else 0 (every call is then the C library's, or counted, or on the safe
- * path). Atomic because a thread may read it
+ * once READY with no counting (32 or 0 for an entry that needs AVX2:
+ * PCI_ENTRY_NEEDS_AVX2), else 0 (every call is then the C library's, or
+ * counted, or on the safe path). Atomic because a thread may read it
  * while the constructor sets it; either value is safe to act on. */
 extern _Atomic size_t pci_preload_own_below;
 /* Calls shorter than this the x86-64 entry stores with one AVX-512 masked
  * store: PCI_PRELOAD_OWN_MAX + 1 when pci_preload_own_below is and the
  * CPU and OS run it at full speed (cpu.h), else 0. */
 extern _Atomic size_t pci_preload_vec_below;
-/* Calls from this length up to 64 B either x86-64 entry stores with two
- * AVX2 32-byte stores: 32 where the CPU and OS run AVX2 and the AVX-512
- * store is not chosen, RTM aside (cpu.h; preload.c), else
+/* Calls from this length up to 64 B the x86-64 entry's baseline case
+ * stores with two AVX2 32-byte stores: 32 where the CPU and OS run AVX2
+ * and the AVX-512 store is not chosen (cpu.h; preload.c), else
  * SIZE_MAX from the start, so that any order of the limits' stores is
  * safe. */
 extern _Atomic size_t pci_preload_ymm_from;

@@ -8,19 +8,22 @@
  * Why a copy: the entry of entry_x86_64.c serves every x86-64 CPU, and its
  * first 64-byte line goes to the tests all of them need, so the AVX2 case
  * (32-64 B) starts three lines in. Against the AVX2 memset Zen 3 runs
- * (emulated on the Intel guest, glibc 2.36) that costs 9-14% a call at
+ * (emulated on the Intel guest, glibc 2.36) that cost 2-12% a call at
  * 32-64 B over the extent and 17% at a page's end: the C library's own
  * case runs inside its first line. Here the first line holds the state
  * test, the size tests and the AVX2 case to its ret, and every shorter
- * case is one taken branch away, as in entry_x86_64.c. Three runs of five
- * rounds, interleaved with that entry (docs/preload.md, "An entry for the
- * AVX2 CPUs"): 0.99-1.02 at 32-64 B under glibc 2.36, over the extent
- * and at a page's end, 0.89-1.01 at 1-31 B.
+ * case is one taken branch away, as in entry_x86_64.c (docs/preload.md,
+ * "An entry for the AVX2 CPUs", has the figures). Nothing else is tested
+ * there: a load and compare more in the head (the RTM test) measured 25%
+ * slower at 32-64 B at a page's end under glibc 2.41 (1.25 against 0.99-
+ * 1.01 without it), so a CPU with RTM, whose transactions vzeroupper
+ * aborts, has preload.c send 32-64 B on to the C library instead
+ * (pci_preload_own_below 32), as PAGECLEAR_PRELOAD_AVX2=0 does.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
  * caller-saved registers (rax, rcx, rdx, r8, xmm0/ymm0), so it is safe in
- * a signal handler and in any state of the preload. Its 16-31 B case uses
+ * a signal handler and in any state of the preload. Its 16-64 B cases use
  * AVX2's vpbroadcastb, so pci_preload_own_below stays 0 on a CPU without
  * AVX2 (PCI_ENTRY_NEEDS_AVX2: the file can be preloaded by path on any
  * CPU) and every call then takes the path at 2:, which holds no vector
@@ -38,14 +41,17 @@ __asm__(
     "	.type	pci_preload_memset, @function\n"
     "	.globl	memset\n"
     "	.type	memset, @function\n"
-    /* Layout: three 64-byte lines and the SSE2 case, with explicit fills
-     * rather than .p2align so that the assembler keeps every jump of the
-     * first line 2 bytes long (across an alignment it made some 6, and
-     * the first line then ran into the second); each jump's target lies
-     * within 127 bytes of it, which decided the order of the cases.
-     * objdump -d shows the lines: the head ends at +62, the second line's
-     * cases at +122, the third's at +166. */
-    "	.p2align 6\n"
+    /* Layout: three 64-byte lines, with explicit fills rather than
+     * .p2align so that the assembler keeps every jump of the first line 2
+     * bytes long (across an alignment it made some 6, and the first line
+     * then ran into the second); each jump's target lies within 127 bytes
+     * of it, which decided the order of the cases. objdump -d shows the
+     * lines: the head ends at +53, the second line's cases at +122, the
+     * third's at +166. It starts a 128-byte block: the same code at eight
+     * addresses 64 bytes apart measured 0.99-1.01 at 32-64 B at a page's
+     * end under glibc 2.36 where it started one, 1.00-1.10 where it did
+     * not (docs/preload.md). */
+    "	.p2align 7\n"
     "pci_preload_memset:\n"
     "memset:\n"
     "	mov	%rdi, %rax\n"
@@ -57,10 +63,6 @@ __asm__(
     "	jb	1f\n"
     "	cmp	$32, %rdx\n"
     "	jb	5f\n"
-    /* SIZE_MAX on a CPU with RTM unless asked (vzeroupper aborts a
-     * transaction; cpu.h): the SSE2 stores then. */
-    "	cmp	pci_preload_ymm_from(%rip), %rdx\n"
-    "	jb	6f\n"
     /* 32-64 B: 32-byte stores at s and s + n - 32, then vzeroupper (the
      * caller's next SSE code would otherwise pay for ymm0's upper half). */
     "	vmovd	%esi, %xmm0\n"
@@ -69,7 +71,7 @@ __asm__(
     "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
     "	vzeroupper\n"
     "	ret\n"
-    "	.fill	2, 1, 0xcc\n"
+    "	.fill	11, 1, 0xcc\n"
     /* 16-31 B: 16-byte stores at s and s + n - 16. A VEX 128-bit write
      * clears ymm0's upper half, so no vzeroupper is needed. */
     "5:	vmovd	%esi, %xmm0\n"
@@ -103,17 +105,6 @@ __asm__(
     "	mov	%ecx, (%rdi,%r8)\n"
     "	sub	%r8, %rdi\n"
     "	mov	%ecx, -4(%rdi,%rdx)\n"
-    "	ret\n"
-    /* 32-64 B on a CPU with RTM: 16-byte stores at s, s + 16, s + n - 32
-     * and s + n - 16, the byte spread with SSE2 only. */
-    "6:	movd	%esi, %xmm0\n"
-    "	punpcklbw %xmm0, %xmm0\n"
-    "	pshuflw	$0, %xmm0, %xmm0\n"
-    "	pshufd	$0, %xmm0, %xmm0\n"
-    "	movups	%xmm0, (%rdi)\n"
-    "	movups	%xmm0, 16(%rdi)\n"
-    "	movups	%xmm0, -32(%rdi,%rdx)\n"
-    "	movups	%xmm0, -16(%rdi,%rdx)\n"
     "	ret\n"
     "	.size	pci_preload_memset, . - pci_preload_memset\n"
     "	.size	memset, . - memset\n");

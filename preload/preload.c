@@ -276,10 +276,14 @@ static void own_stores(void)
     int wide = (pci_preload_entry_kind & PCI_ENTRY_AVX512) && pci_preload_short_avx512(&cpu) &&
                !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
     /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
-    if (!wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") && avx2 &&
-        (!pci_preload_cpu_rtm(&cpu) || env_is("PAGECLEAR_PRELOAD_AVX2", "1")))
+    int ymm = !wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") && avx2 &&
+              (!pci_preload_cpu_rtm(&cpu) || env_is("PAGECLEAR_PRELOAD_AVX2", "1"));
+    if (ymm)
         atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
-    atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1, memory_order_relaxed);
+    /* The AVX2 CPUs' entry has no other 32-64 B case: those calls go on. */
+    size_t own = (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) && !ymm ? 32
+                                                                          : PCI_PRELOAD_OWN_MAX + 1;
+    atomic_store_explicit(&pci_preload_own_below, own, memory_order_relaxed);
     if (wide)
         atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);

@@ -15,7 +15,7 @@ the last bytes of a page before a PROT_NONE page (the same bytes every
 call). Above 1: the preload is slower.
 
   scripts/preload_calls.py [--build DIR] [--runs N] [--rounds R]
-      [--paths entry,baseline,avx2,sse2] [--glibc CMD]... [--tunables T]...
+      [--paths entry,baseline,avx2,sse2,v3] [--glibc CMD]... [--tunables T]...
       [SIZE...]
 
 --glibc CMD runs each column under CMD as well (a wrapper that starts a
@@ -36,13 +36,17 @@ import sys
 
 # The entry's store paths (preload.c reads these variables). "entry" is
 # what it chooses on this CPU; the others force a path, and a path the CPU
-# cannot run falls back to the one it can (the ratios then repeat).
+# cannot run falls back to the one it can (the ratios then repeat). "v3"
+# is the preload's copy for the AVX2 CPUs (its own entry, in V3 beside the
+# preload), its AVX2 case on as in "avx2".
 PATHS = {
     "entry": {},
     "baseline": {"PAGECLEAR_PRELOAD_AVX512": "0"},
     "avx2": {"PAGECLEAR_PRELOAD_AVX512": "0", "PAGECLEAR_PRELOAD_AVX2": "1"},
     "sse2": {"PAGECLEAR_PRELOAD_AVX512": "0", "PAGECLEAR_PRELOAD_AVX2": "0"},
+    "v3": {"PAGECLEAR_PRELOAD_AVX2": "1"},
 }
+V3 = "glibc-hwcaps/x86-64-v3/libpageclear-preload.so"
 SIZES = [1, 3, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 65, 96, 128, 4096]
 
 
@@ -60,7 +64,7 @@ def parse(text):
 
 
 def columns(args):
-    """(label, env, command prefix) for each column, in run order."""
+    """(label, env, command prefix, preload) for each column, in run order."""
     libcs = [("", [])] + [(pathlib.Path(g).name, [g]) for g in args.glibc]
     tunables = [""] + args.tunables
     cols = []
@@ -71,7 +75,8 @@ def columns(args):
                 env = dict(PATHS[p])
                 if t:
                     env["GLIBC_TUNABLES"] = t
-                cols.append((label, env, prefix))
+                lib = args.preload.parent / V3 if p == "v3" else args.preload
+                cols.append((label, env, prefix, lib))
     return cols
 
 
@@ -135,17 +140,19 @@ def main():
         ap.error("a size must be 1-65536 bytes")
     build = pathlib.Path(args.build)
     calls = pathlib.Path(args.calls or build / "tests/preload/preload_calls")
-    preload = pathlib.Path(args.preload or build / "preload/libpageclear-preload.so").resolve()
-    for f in (calls, preload):
+    args.preload = pathlib.Path(args.preload or build / "preload/libpageclear-preload.so").resolve()
+    for f in (calls, args.preload):
         if not f.is_file():
             ap.error(f"{f}: not found (build first, or give --build, --calls, --preload)")
+    if "v3" in args.paths and not (args.preload.parent / V3).is_file():
+        ap.error(f"--paths v3: no {V3} beside {args.preload} (an x86-64 build has it)")
 
     cols = columns(args)
     labels = [c[0] for c in cols]
     results = {lab: {} for lab in labels}
     for _ in range(args.runs):
-        for label, env, prefix in cols:
-            for key, ratio in run(calls, preload, args.rounds, sizes, env, prefix).items():
+        for label, env, prefix, lib in cols:
+            for key, ratio in run(calls, lib, args.rounds, sizes, env, prefix).items():
                 results[label].setdefault(key, []).append(ratio)
 
     print(f"# {cpu_name()}; preload_calls, {args.rounds} rounds a process, "

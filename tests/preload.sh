@@ -263,6 +263,13 @@ calls)
         { bad "preload_calls.py: not two tables of two rows"; cat "$tmp/tables.out"; }
     python3 "$tables" --calls "$calls" --preload "$preload" --paths nosuch 8 > /dev/null 2>&1
     [ $? -eq 2 ] || bad "preload_calls.py --paths nosuch: not exit 2"
+    # The copy for the AVX2 CPUs as a column of its own, where it is built.
+    if [ -f "$(dirname "$preload")/glibc-hwcaps/x86-64-v3/libpageclear-preload.so" ]; then
+        python3 "$tables" --calls "$calls" --preload "$preload" --runs 1 --rounds 1 \
+            --paths v3 8 > "$tmp/v3.out" 2>&1 &&
+            [ "$(grep -cE '^\| 8 B \| [0-9.]+ ' "$tmp/v3.out")" = 2 ] ||
+            { bad "preload_calls.py --paths v3"; cat "$tmp/v3.out"; }
+    fi
     # pageclear mem's libc function: the C library's own memset, listed
     # only under a preload, and a row of its own in -f glibc,libc.
     env LD_PRELOAD="$preload" "$bin" mem memset -f glibc,libc -v 0 -s 4K -n 1 -l 10 \
