@@ -3,17 +3,18 @@
  * entry_x86_64_v3.c - memset's entry point in the preload's copy for the
  * AVX2 CPUs without AVX-512 (glibc-hwcaps/x86-64-v3/: Zen 2 and 3, Intel's
  * client cores), the dynamic loader's choice for a library named without
- * a path and `pageclear exec`'s (cpu.h, pci_preload_x86_64_level).
+ * a path and `pageclear exec`'s (cli/exec.c).
  *
  * Why a copy: the entry of entry_x86_64.c serves every x86-64 CPU, and its
  * first 64-byte line goes to the tests all of them need, so the AVX2 case
  * (32-64 B) starts three lines in. Against the AVX2 memset Zen 3 runs
- * (emulated on the Intel guest, glibc 2.36) that cost 2-12% a call at
- * 32-64 B over the extent and 17% at a page's end: the C library's own
+ * (emulated on the Intel guest, glibc 2.36) that cost 3-14% a call at
+ * 32-64 B over the extent and 17-19% at a page's end: the C library's own
  * case runs inside its first line. Here the first line holds the state
  * test, the size tests and the AVX2 case to its ret, and every shorter
- * case is one taken branch away, as in entry_x86_64.c (docs/preload.md,
- * "An entry for the AVX2 CPUs", has the figures). Nothing else is tested
+ * case is one taken branch away, as in entry_x86_64.c: level with the C
+ * library's at 1-64 B under glibc 2.36 and at a page's end under 2.41
+ * (docs/preload.md, "An entry for the AVX2 CPUs"). Nothing else is tested
  * there: a load and compare more in the head (the RTM test) measured 25%
  * slower at 32-64 B at a page's end under glibc 2.41 (1.25 against 0.99-
  * 1.01 without it), so a CPU with RTM, whose transactions vzeroupper
