@@ -66,6 +66,59 @@ void *pci_preload_set(void *s, int c, size_t n);
 /* The entry behind memset, bzero, explicit_bzero and __memset_chk. */
 void *pci_preload_memset(void *s, int c, size_t n);
 
+#if PCI_PRELOAD_ASM_ENTRY
+/* The assembler text both x86-64 entries share (entry_x86_64.c and
+ * entry_x86_64_v3.c lay their cases out differently; these are the same
+ * bytes in both). */
+
+/* memset and pci_preload_memset, one function at one address */
+#define PCI_ASM_ENTRY_BEGIN                                                                    \
+    "	.text\n"                                                                               \
+    "	.globl	pci_preload_memset\n"                                                          \
+    "	.hidden	pci_preload_memset\n"                                                          \
+    "	.type	pci_preload_memset, @function\n"                                               \
+    "	.globl	memset\n"                                                                      \
+    "	.type	memset, @function\n"
+#define PCI_ASM_ENTRY_END                                                                      \
+    "	.size	pci_preload_memset, . - pci_preload_memset\n"                                  \
+    "	.size	memset, . - memset\n"
+
+/* At 2: calls the entry does not store (longer, not READY, or its stores
+ * off): the C library's memset below the threshold, as a tail jump, and
+ * everything else pci_preload_set. No vector instruction, so any CPU
+ * runs it. */
+#define PCI_ASM_PASS_ON                                                                        \
+    "2:	cmp	pci_preload_fast_min(%rip), %rdx\n"                                            \
+    "	jae	pci_preload_set\n"                                                             \
+    "	jmp	*pci_preload_real(%rip)\n"
+
+/* At 3: 0-3 B, the first, middle and last byte. */
+#define PCI_ASM_0_3                                                                            \
+    "3:	test	%edx, %edx\n"                                                                  \
+    "	je	9f\n"                                                                              \
+    "	mov	%sil, (%rdi)\n"                                                                    \
+    "	mov	%sil, -1(%rdi,%rdx)\n"                                                             \
+    "	shr	%edx\n"                                                                            \
+    "	mov	%sil, (%rdi,%rdx)\n"                                                               \
+    "9:	ret\n"
+
+/* At 1: 4-15 B, four 4-byte stores at s, s + b, s + n - 4 - b and
+ * s + n - 4, with b = 4 from 8 B and 0 below: [s, s + 8) and
+ * [s + n - 8, s + n) from 8 B, which cover n up to 16, without a branch. */
+#define PCI_ASM_4_15                                                                           \
+    "1:	movzbl	%sil, %ecx\n"                                                                 \
+    "	imul	$0x01010101, %ecx, %ecx\n"                                                      \
+    "	mov	%edx, %r8d\n"                                                                      \
+    "	shr	$3, %r8d\n"                                                                        \
+    "	shl	$2, %r8d\n"                                                                        \
+    "	mov	%ecx, (%rdi)\n"                                                                    \
+    "	mov	%ecx, -4(%rdi,%rdx)\n"                                                             \
+    "	mov	%ecx, (%rdi,%r8)\n"                                                                \
+    "	sub	%r8, %rdi\n"                                                                       \
+    "	mov	%ecx, -4(%rdi,%rdx)\n"                                                             \
+    "	ret\n"
+#endif
+
 #pragma GCC visibility pop
 
 #endif

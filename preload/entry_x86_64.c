@@ -47,12 +47,7 @@
 const unsigned pci_preload_entry_kind = PCI_ENTRY_AVX512;
 
 __asm__(
-    "	.text\n"
-    "	.globl	pci_preload_memset\n"
-    "	.hidden	pci_preload_memset\n"
-    "	.type	pci_preload_memset, @function\n"
-    "	.globl	memset\n"
-    "	.type	memset, @function\n"
+    PCI_ASM_ENTRY_BEGIN
     /* Layout. The head fills one 64-byte line exactly ({disp32} keeps a
      * jump long for that), and no case crosses a line: a case reached
      * from a compare past the head's line measured about 0.5 ns a call
@@ -102,29 +97,10 @@ __asm__(
     "	movups	%xmm0, -32(%rdi,%rdx)\n"
     "	movups	%xmm0, -16(%rdi,%rdx)\n"
     "	ret\n"
-    /* 0-3 B: the first, middle and last byte. */
+    /* 0-3 B, then 4-15 B (entry.h). */
     "	.p2align 6\n"
-    "3:	test	%edx, %edx\n"
-    "	je	5f\n"
-    "	mov	%sil, (%rdi)\n"
-    "	mov	%sil, -1(%rdi,%rdx)\n"
-    "	shr	%edx\n"
-    "	mov	%sil, (%rdi,%rdx)\n"
-    "5:	ret\n"
-    /* 4-15 B: four 4-byte stores at s, s + b, s + n - 4 - b, s + n - 4,
-     * with b = 4 from 8 B and 0 below: [s, s + 8) and [s + n - 8, s + n)
-     * from 8 B, which cover n up to 16, without a branch. */
-    "1:	movzbl	%sil, %ecx\n"
-    "	imul	$0x01010101, %ecx, %ecx\n"
-    "	mov	%edx, %r8d\n"
-    "	shr	$3, %r8d\n"
-    "	shl	$2, %r8d\n"
-    "	mov	%ecx, (%rdi)\n"
-    "	mov	%ecx, -4(%rdi,%rdx)\n"
-    "	mov	%ecx, (%rdi,%r8)\n"
-    "	sub	%r8, %rdi\n"
-    "	mov	%ecx, -4(%rdi,%rdx)\n"
-    "	ret\n"
+    PCI_ASM_0_3
+    PCI_ASM_4_15
     /* AVX-512 (BW) and BMI2, 0-64 B: k1 holds the low n bits of 64; the
      * store writes the bytes it selects, and a masked-off byte is neither
      * written nor faulted on. zmm16 needs no vzeroupper (the SSE/AVX
@@ -179,13 +155,9 @@ __asm__(
     "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
     "	vzeroupper\n"
     "	ret\n"
-    /* Longer, or not READY: the C library's memset below the threshold
-     * (a tail jump), everything else to pci_preload_set. */
+    /* Longer, or not READY (entry.h). */
     "	.p2align 5\n"
-    "2:	cmp	pci_preload_fast_min(%rip), %rdx\n"
-    "	jae	pci_preload_set\n"
-    "	jmp	*pci_preload_real(%rip)\n"
-    "	.size	pci_preload_memset, . - pci_preload_memset\n"
-    "	.size	memset, . - memset\n");
+    PCI_ASM_PASS_ON
+    PCI_ASM_ENTRY_END);
 
 #endif

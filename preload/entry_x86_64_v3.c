@@ -36,19 +36,14 @@
 const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX2;
 
 __asm__(
-    "	.text\n"
-    "	.globl	pci_preload_memset\n"
-    "	.hidden	pci_preload_memset\n"
-    "	.type	pci_preload_memset, @function\n"
-    "	.globl	memset\n"
-    "	.type	memset, @function\n"
+    PCI_ASM_ENTRY_BEGIN
     /* Layout: three 64-byte lines, with explicit fills rather than
      * .p2align so that the assembler keeps every jump of the first line 2
      * bytes long (across an alignment it made some 6, and the first line
      * then ran into the second); each jump's target lies within 127 bytes
      * of it, which decided the order of the cases. objdump -d shows the
      * lines: the head ends at +53, the second line's cases at +122, the
-     * third's at +166. It starts a 128-byte block: the same code at eight
+     * third's at +167. It starts a 128-byte block: the same code at eight
      * addresses 64 bytes apart measured 0.99-1.01 at 32-64 B at a page's
      * end under glibc 2.36 where it started one, 1.00-1.10 where it did
      * not (docs/preload.md). */
@@ -80,34 +75,12 @@ __asm__(
     "	vmovdqu	%xmm0, (%rdi)\n"
     "	vmovdqu	%xmm0, -16(%rdi,%rdx)\n"
     "	ret\n"
-    /* Longer, or not READY, or no AVX2: the C library's memset below the
-     * threshold (a tail jump), everything else to pci_preload_set. */
-    "2:	cmp	pci_preload_fast_min(%rip), %rdx\n"
-    "	jae	pci_preload_set\n"
-    "	jmp	*pci_preload_real(%rip)\n"
-    /* 0-3 B: the first, middle and last byte. */
-    "3:	test	%edx, %edx\n"
-    "	je	4f\n"
-    "	mov	%sil, (%rdi)\n"
-    "	mov	%sil, -1(%rdi,%rdx)\n"
-    "	shr	%edx\n"
-    "	mov	%sil, (%rdi,%rdx)\n"
-    "4:	ret\n"
+    /* Longer, or not READY, or no AVX2; then 0-3 B (entry.h). */
+    PCI_ASM_PASS_ON
+    PCI_ASM_0_3
     "	.fill	6, 1, 0xcc\n"
-    /* 4-15 B: four 4-byte stores at s, s + b, s + n - 4 - b, s + n - 4,
-     * with b = 4 from 8 B and 0 below ((n & 8) / 2), without a branch. */
-    "1:	movzbl	%sil, %ecx\n"
-    "	imul	$0x01010101, %ecx, %ecx\n"
-    "	mov	%edx, %r8d\n"
-    "	and	$8, %r8d\n"
-    "	shr	%r8d\n"
-    "	mov	%ecx, (%rdi)\n"
-    "	mov	%ecx, -4(%rdi,%rdx)\n"
-    "	mov	%ecx, (%rdi,%r8)\n"
-    "	sub	%r8, %rdi\n"
-    "	mov	%ecx, -4(%rdi,%rdx)\n"
-    "	ret\n"
-    "	.size	pci_preload_memset, . - pci_preload_memset\n"
-    "	.size	memset, . - memset\n");
+    /* 4-15 B (entry.h), in the third line. */
+    PCI_ASM_4_15
+    PCI_ASM_ENTRY_END);
 
 #endif
