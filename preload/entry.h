@@ -52,6 +52,11 @@ extern _Atomic size_t pci_preload_vec_below;
  * SIZE_MAX from the start, so that any order of the limits' stores is
  * safe. */
 extern _Atomic size_t pci_preload_ymm_from;
+/* The AVX2 copy's entry stores calls of 65 to 64 + this many bytes
+ * itself (four 32-byte stores): 64 where its AVX2 case is on, else 0. A
+ * span from 65 B rather than a limit, so that the test holds whatever
+ * pci_preload_own_below reads at the same moment. */
+extern _Atomic size_t pci_preload_ymm_long;
 /* Calls shorter than this (and not stored by the entry) go straight to
  * pci_preload_real; the others to pci_preload_set. preload.c says when
  * each value holds. */
@@ -83,12 +88,12 @@ void *pci_preload_memset(void *s, int c, size_t n);
     "	.size	pci_preload_memset, . - pci_preload_memset\n"                                  \
     "	.size	memset, . - memset\n"
 
-/* At 2: calls the entry does not store (longer, not READY, or its stores
- * off): the C library's memset below the threshold, as a tail jump, and
+/* Calls the entry does not store (longer, not READY, or its stores off):
+ * the C library's memset below the threshold, as a tail jump, and
  * everything else pci_preload_set. No vector instruction, so any CPU
- * runs it. */
+ * runs it. Each entry labels it 2:. */
 #define PCI_ASM_PASS_ON                                                                        \
-    "2:	cmp	pci_preload_fast_min(%rip), %rdx\n"                                            \
+    "	cmp	pci_preload_fast_min(%rip), %rdx\n"                                             \
     "	jae	pci_preload_set\n"                                                             \
     "	jmp	*pci_preload_real(%rip)\n"
 

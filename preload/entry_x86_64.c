@@ -157,7 +157,7 @@ __asm__(
     "	ret\n"
     /* Longer, or not READY (entry.h). */
     "	.p2align 5\n"
-    PCI_ASM_PASS_ON
+    "2:" PCI_ASM_PASS_ON
     PCI_ASM_ENTRY_END);
 
 #endif

@@ -80,6 +80,7 @@ _Atomic size_t pci_preload_fast_min;
 _Atomic size_t pci_preload_own_below;
 _Atomic size_t pci_preload_vec_below;
 _Atomic size_t pci_preload_ymm_from = SIZE_MAX;
+_Atomic size_t pci_preload_ymm_long;
 
 /* From this length a call about to go through pageclear first asks the
  * kernel whether the page of its middle byte is resident (mincore, one
@@ -284,6 +285,8 @@ static void own_stores(void)
     size_t own = (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) && !ymm ? 32
                                                                           : PCI_PRELOAD_OWN_MAX + 1;
     atomic_store_explicit(&pci_preload_own_below, own, memory_order_relaxed);
+    if ((pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) && ymm)
+        atomic_store_explicit(&pci_preload_ymm_long, 64, memory_order_relaxed);
     if (wide)
         atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);
