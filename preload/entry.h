@@ -25,9 +25,10 @@
 /* What the entry linked in holds and needs (pci_preload_entry_kind): */
 /* the AVX-512 store (pci_preload_vec_below is read) */
 #define PCI_ENTRY_AVX512 1u
-/* AVX2 instructions in its 16-64 B cases, and no 32-64 B case but AVX2's
- * (pci_preload_ymm_from is not read): pci_preload_own_below stays 0 on a
- * CPU without AVX2, and is 32 where the AVX2 case is off (preload.c) */
+/* AVX2 instructions in its 16-128 B cases, and no 32-128 B case but
+ * AVX2's (pci_preload_ymm_from is not read): pci_preload_own_below stays 0
+ * on a CPU without AVX2, and is 32 where the AVX2 case is off, with
+ * pci_preload_ymm_long 0 (preload.c) */
 #define PCI_ENTRY_NEEDS_AVX2 2u
 extern const unsigned pci_preload_entry_kind;
 

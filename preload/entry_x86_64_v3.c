@@ -18,13 +18,14 @@
  * there: a load and compare more in the head (the RTM test) measured 25%
  * slower at 32-64 B at a page's end under glibc 2.41 (1.25 against 0.99-
  * 1.01 without it), so a CPU with RTM, whose transactions vzeroupper
- * aborts, has preload.c send 32-64 B on to the C library instead
- * (pci_preload_own_below 32), as PAGECLEAR_PRELOAD_AVX2=0 does.
+ * aborts, has preload.c send 32-128 B on to the C library instead
+ * (pci_preload_own_below 32, pci_preload_ymm_long 0), as
+ * PAGECLEAR_PRELOAD_AVX2=0 does.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
  * caller-saved registers (rax, rcx, rdx, r8, xmm0/ymm0), so it is safe in
- * a signal handler and in any state of the preload. Its 16-64 B cases use
+ * a signal handler and in any state of the preload. Its 16-128 B cases use
  * AVX2's vpbroadcastb, so pci_preload_own_below stays 0 on a CPU without
  * AVX2 (PCI_ENTRY_NEEDS_AVX2: the file can be preloaded by path on any
  * CPU) and every call then takes the path at 2:, which holds no vector

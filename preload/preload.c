@@ -281,7 +281,7 @@ static void own_stores(void)
               (!pci_preload_cpu_rtm(&cpu) || env_is("PAGECLEAR_PRELOAD_AVX2", "1"));
     if (ymm)
         atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
-    /* The AVX2 CPUs' entry has no other 32-64 B case: those calls go on. */
+    /* The AVX2 CPUs' entry has no other 32-128 B case: those calls go on. */
     size_t own = (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) && !ymm ? 32
                                                                           : PCI_PRELOAD_OWN_MAX + 1;
     atomic_store_explicit(&pci_preload_own_below, own, memory_order_relaxed);
