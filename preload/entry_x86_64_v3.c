@@ -13,7 +13,7 @@
  * case runs inside its first line. Here the first line holds the state
  * test, the size tests and the AVX2 case to its ret, and every shorter
  * case is one taken branch away, as in entry_x86_64.c: level with the C
- * library's at 1-64 B under glibc 2.36 and at a page's end under 2.41
+ * library's at 1-256 B under glibc 2.36 and 2.41 but for two cells
  * (docs/preload.md, "An entry for the AVX2 CPUs"). Nothing else is tested
  * there: a load and compare more in the head (the RTM test) measured 25%
  * slower at 32-64 B at a page's end under glibc 2.41 (1.25 against 0.99-
@@ -47,7 +47,7 @@ __asm__(
      * at +116, the third at +186, the fourth at +226. The 65-128 B test
      * sits at 2:, not in the head: a compare and branch more there
      * measured 1.25 at 32-64 B at a page's end under glibc 2.41, as the
-     * RTM test below did. It starts a 128-byte block: the same code at eight
+     * RTM test did (above). It starts a 128-byte block: the same code at eight
      * addresses 64 bytes apart measured 0.99-1.01 at 32-64 B at a page's
      * end under glibc 2.36 where it started one, 1.00-1.10 where it did
      * not (docs/preload.md). */
