@@ -272,7 +272,8 @@ static void own_stores(void)
     struct pci_cpuid cpu; /* read once: cpuid exits to the hypervisor in a VM */
     pci_cpuid_read(&cpu);
     int avx2 = pci_preload_short_avx2(&cpu);
-    if ((pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) && !avx2)
+    int v3 = (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) != 0;
+    if (v3 && !avx2)
         return; /* its cases would fault: every call goes on */
     int wide = (pci_preload_entry_kind & PCI_ENTRY_AVX512) && pci_preload_short_avx512(&cpu) &&
                !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
@@ -282,10 +283,9 @@ static void own_stores(void)
     if (ymm)
         atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
     /* The AVX2 CPUs' entry has no other 32-128 B case: those calls go on. */
-    size_t own = (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) && !ymm ? 32
-                                                                          : PCI_PRELOAD_OWN_MAX + 1;
+    size_t own = v3 && !ymm ? 32 : PCI_PRELOAD_OWN_MAX + 1;
     atomic_store_explicit(&pci_preload_own_below, own, memory_order_relaxed);
-    if ((pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) && ymm)
+    if (v3 && ymm)
         atomic_store_explicit(&pci_preload_ymm_long, 64, memory_order_relaxed);
     if (wide)
         atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
