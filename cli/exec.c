@@ -32,7 +32,8 @@ void cli_exec_usage(FILE *f)
             "              and where they went (PAGECLEAR_PRELOAD_STATS=1)\n"
             "  --lib PATH  the preload library (default: $PAGECLEAR_PRELOAD_LIB, the\n"
             "              installed one, the build tree's; of the last two, the copy\n"
-            "              for this CPU where there is one: glibc-hwcaps/x86-64-v3/)\n");
+            "              for this CPU where there is one: glibc-hwcaps/x86-64-v3/\n"
+            "              or x86-64-v4/)\n");
 }
 
 static int usage(void)
@@ -56,21 +57,26 @@ static int has_word(const char *list, const char *w)
     return 0;
 }
 
-/* The copy of the preload lib for this CPU: glibc-hwcaps/x86-64-v3/ beside
- * it (its own memset entry, preload/CMakeLists.txt) where the library
- * finds AVX2 and no AVX-512 usable, and that copy is readable; else lib.
- * The dynamic loader chooses the same on such a CPU when the preload is
- * named without a path: every AVX2 CPU has the rest of x86-64-v3, and
- * every one with AVX-512 (F) the rest of x86-64-v4 but Xeon Phi. */
+/* The copy of the preload lib for this CPU, beside it (each with its own
+ * memset entry, preload/CMakeLists.txt): glibc-hwcaps/x86-64-v4/ where the
+ * library finds AVX-512 usable, glibc-hwcaps/x86-64-v3/ where it finds
+ * AVX2 and no AVX-512; lib where there is no such copy, or it cannot be
+ * read. The dynamic loader chooses the same when the preload is named
+ * without a path: every AVX2 CPU has the rest of x86-64-v3, and every one
+ * with AVX-512 (F) the rest of x86-64-v4 but Xeon Phi, where the loader
+ * takes the v3 copy and this the v4 one, which then passes every call on
+ * (it needs AVX512BW). */
 static const char *for_this_cpu(const char *lib)
 {
     static char buf[4096];
     struct pc_host h;
-    if (pc_host_get(&h) != 0 || !has_word(h.features, "avx2") || has_word(h.features, "avx512f"))
+    if (pc_host_get(&h) != 0 || !has_word(h.features, "avx2"))
         return lib;
+    const char *level = has_word(h.features, "avx512f") ? "v4" : "v3";
     const char *slash = strrchr(lib, '/');
     int dir = slash == NULL ? 0 : (int)(slash - lib + 1);
-    int k = snprintf(buf, sizeof(buf), "%.*sglibc-hwcaps/x86-64-v3/%s", dir, lib, lib + dir);
+    int k = snprintf(buf, sizeof(buf), "%.*sglibc-hwcaps/x86-64-%s/%s", dir, lib, level,
+                     lib + dir);
     return k > 0 && (size_t)k < sizeof(buf) && readable(buf) ? buf : lib;
 }
 

@@ -11,7 +11,8 @@
 /* The preload library to use: lib if not NULL, else $PAGECLEAR_PRELOAD_LIB,
  * else the installed one, else the one of the build tree this command
  * was built in; of the last two, the copy for this CPU where there is one
- * (glibc-hwcaps/x86-64-v3/ beside it on an AVX2 CPU without AVX-512).
+ * (glibc-hwcaps/x86-64-v4/ beside it on an AVX-512 CPU, x86-64-v3/ on
+ * an AVX2 CPU without AVX-512).
  * NULL, after a message, if none is a readable file. */
 const char *cli_exec_preload(const char *lib);
 

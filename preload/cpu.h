@@ -19,6 +19,14 @@
  * speed there (cpu_x86_64.c says which CPUs). Reads nothing else. */
 int pci_preload_short_avx512(const struct pci_cpuid *c);
 
+/* 1 if the AVX-512 copy's 256-bit cases (entry_x86_64_v4.c: EVEX stores
+ * of ymm16, masked below 32 B) may run on the CPU c describes: AVX512F,
+ * AVX512BW, AVX512VL and BMI2, and the OS saving SSE, AVX, opmask and all
+ * ZMM state (ymm16 is the low half of zmm16). No clock-speed rule: the C
+ * library gives its 256-bit EVEX memset to every AVX-512 CPU (cpu_x86_64.c
+ * says which take the 64-byte one). */
+int pci_preload_short_evex256(const struct pci_cpuid *c);
+
 /* 1 if the entry's AVX2 case (two 32-byte stores for 32-64 B) may run on
  * the CPU c describes: AVX and AVX2, and the OS saving SSE and AVX state. */
 int pci_preload_short_avx2(const struct pci_cpuid *c);

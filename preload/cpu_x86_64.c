@@ -13,7 +13,8 @@
 /* "AuthenticAMD" as leaf 0 returns it in ebx, edx, ecx. */
 static const unsigned amd[3] = {0x68747541u, 0x69746e65u, 0x444d4163u};
 
-/* Where a 512-bit store costs no clock speed. Intel's AVX-512 CPUs before
+/* Where a 512-bit store costs no clock speed (256-bit ones cost none on any
+ * of these CPUs). Intel's AVX-512 CPUs before
  * those with AVX-VNNI (Skylake-SP to Ice Lake) lower the core's frequency
  * for a while after 512-bit instructions, so the C library here leaves its
  * 64-byte memset to them only with AVX-VNNI alongside (glibc 2.36 and
@@ -32,6 +33,13 @@ int pci_preload_short_avx512(const struct pci_cpuid *c)
     return c->max_leaf >= 7 && (c->leaf1_ecx & PCI_LEAF1_ECX_OSXSAVE) != 0 &&
            (c->leaf7_ebx & LEAF7_EBX_SHORT) == LEAF7_EBX_SHORT &&
            (c->xcr0 & XCR0_SHORT) == XCR0_SHORT && wide_stores_full_speed(c);
+}
+
+int pci_preload_short_evex256(const struct pci_cpuid *c)
+{
+    unsigned need = LEAF7_EBX_SHORT | PCI_LEAF7_EBX_AVX512VL;
+    return c->max_leaf >= 7 && (c->leaf1_ecx & PCI_LEAF1_ECX_OSXSAVE) != 0 &&
+           (c->leaf7_ebx & need) == need && (c->xcr0 & XCR0_SHORT) == XCR0_SHORT;
 }
 
 int pci_preload_short_avx2(const struct pci_cpuid *c)

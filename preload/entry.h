@@ -3,9 +3,10 @@
  * entry.h - what the memset entry point reads, shared by preload.c (which
  * writes it, and holds the generic entry) and the entries written in
  * assembly for the calls of a few bytes (docs/preload.md, "Below the
- * threshold"): entry_x86_64.c in libpageclear-preload.so, and
- * entry_x86_64_v3.c in its copy for the AVX2 CPUs,
- * glibc-hwcaps/x86-64-v3/libpageclear-preload.so.
+ * threshold"): entry_x86_64.c in libpageclear-preload.so, and in its
+ * copies for the loader to choose by CPU, entry_x86_64_v3.c (the AVX2
+ * CPUs, glibc-hwcaps/x86-64-v3/) and entry_x86_64_v4.c (the AVX-512 ones,
+ * glibc-hwcaps/x86-64-v4/).
  */
 #ifndef PCI_PRELOAD_ENTRY_H
 #define PCI_PRELOAD_ENTRY_H
@@ -15,7 +16,7 @@
 
 #pragma GCC visibility push(hidden)
 
-/* 1 where entry_x86_64.c defines memset and pci_preload_memset. */
+/* 1 where the x86-64 entries define memset and pci_preload_memset. */
 #if defined(__x86_64__) && !defined(__ILP32__) && defined(__ELF__)
 #define PCI_PRELOAD_ASM_ENTRY 1
 #else
@@ -28,8 +29,13 @@
 /* AVX2 instructions in its 16-128 B cases, and no 32-128 B case but
  * AVX2's (pci_preload_ymm_from is not read): pci_preload_own_below stays 0
  * on a CPU without AVX2, and is 32 where the AVX2 case is off, with
- * pci_preload_ymm_long 0 (preload.c) */
+ * pci_preload_long_span 0 (preload.c) */
 #define PCI_ENTRY_NEEDS_AVX2 2u
+/* AVX-512 (BW, VL) and BMI2 in its 0-128 B cases, and no other case of
+ * its own: pci_preload_own_below (the 64-byte store),
+ * pci_preload_evex_below (the 256-bit stores) and pci_preload_long_span
+ * stay 0 where the CPU lacks them (preload.c) */
+#define PCI_ENTRY_NEEDS_AVX512 4u
 extern const unsigned pci_preload_entry_kind;
 
 /* The longest call the x86-64 entry stores itself: four 16-byte stores
@@ -53,11 +59,16 @@ extern _Atomic size_t pci_preload_vec_below;
  * SIZE_MAX from the start, so that any order of the limits' stores is
  * safe. */
 extern _Atomic size_t pci_preload_ymm_from;
-/* The AVX2 copy's entry stores calls of 65 to 64 + this many bytes
- * itself (four 32-byte stores): 64 where its AVX2 case is on, else 0. A
+/* The copies' entries store calls of 65 to 64 + this many bytes
+ * themselves (the AVX2 copy four 32-byte stores, the AVX-512 one two
+ * 64-byte stores): 64 where their short cases are on, else 0. A
  * span from 65 B rather than a limit, so that the test holds whatever
  * pci_preload_own_below reads at the same moment. */
-extern _Atomic size_t pci_preload_ymm_long;
+extern _Atomic size_t pci_preload_long_span;
+/* Calls shorter than this the AVX-512 copy's entry stores with its
+ * 256-bit cases: PCI_PRELOAD_OWN_MAX + 1 where it runs them and not the
+ * 64-byte store (preload.c), else 0. */
+extern _Atomic size_t pci_preload_evex_below;
 /* Calls shorter than this (and not stored by the entry) go straight to
  * pci_preload_real; the others to pci_preload_set. preload.c says when
  * each value holds. */
@@ -73,9 +84,9 @@ void *pci_preload_set(void *s, int c, size_t n);
 void *pci_preload_memset(void *s, int c, size_t n);
 
 #if PCI_PRELOAD_ASM_ENTRY
-/* The assembler text both x86-64 entries share (entry_x86_64.c and
- * entry_x86_64_v3.c lay their cases out differently; these are the same
- * bytes in both). */
+/* The assembler text the x86-64 entries share (entry_x86_64.c,
+ * entry_x86_64_v3.c and entry_x86_64_v4.c lay their cases out
+ * differently; these are the same bytes in each that uses them). */
 
 /* memset and pci_preload_memset, one function at one address */
 #define PCI_ASM_ENTRY_BEGIN                                                                    \

@@ -19,7 +19,7 @@
  * slower at 32-64 B at a page's end under glibc 2.41 (1.25 against 0.99-
  * 1.01 without it), so a CPU with RTM, whose transactions vzeroupper
  * aborts, has preload.c send 32-128 B on to the C library instead
- * (pci_preload_own_below 32, pci_preload_ymm_long 0), as
+ * (pci_preload_own_below 32, pci_preload_long_span 0), as
  * PAGECLEAR_PRELOAD_AVX2=0 does.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
@@ -80,9 +80,9 @@ __asm__(
     "	vmovdqu	%xmm0, -16(%rdi,%rdx)\n"
     "	ret\n"
     /* Longer, or not READY, or no AVX2: 65-128 B where the AVX2 case is
-     * on (n - 65 below pci_preload_ymm_long, unsigned), else on. */
+     * on (n - 65 below pci_preload_long_span, unsigned), else on. */
     "2:	lea	-65(%rdx), %rcx\n"
-    "	cmp	pci_preload_ymm_long(%rip), %rcx\n"
+    "	cmp	pci_preload_long_span(%rip), %rcx\n"
     "	jb	7f\n"
     PCI_ASM_PASS_ON
     /* 0-3 B, then 4-15 B (entry.h), in the third line. */

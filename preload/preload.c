@@ -76,11 +76,13 @@ _Atomic size_t pci_preload_fast_min;
 /* Set last, and only when READY and not counting (entry.h); the second
  * after the first, and only where the CPU runs the AVX-512 store; the
  * third (AVX2 from 32 B) only where it runs AVX2, so its order does not
- * matter. */
+ * matter; the copies' spans and the AVX-512 copy's 256-bit limit are
+ * tested so that any order is safe (entry_x86_64_v3.c, _v4.c). */
 _Atomic size_t pci_preload_own_below;
 _Atomic size_t pci_preload_vec_below;
 _Atomic size_t pci_preload_ymm_from = SIZE_MAX;
-_Atomic size_t pci_preload_ymm_long;
+_Atomic size_t pci_preload_long_span;
+_Atomic size_t pci_preload_evex_below;
 
 /* From this length a call about to go through pageclear first asks the
  * kernel whether the page of its middle byte is resident (mincore, one
@@ -272,11 +274,26 @@ static void own_stores(void)
     struct pci_cpuid cpu; /* read once: cpuid exits to the hypervisor in a VM */
     pci_cpuid_read(&cpu);
     int avx2 = pci_preload_short_avx2(&cpu);
+    int avx512 = pci_preload_short_avx512(&cpu) && !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
+    if (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX512) {
+        if (!pci_preload_short_evex256(&cpu))
+            return; /* its cases would fault: every call goes on */
+        /* The 64-byte store where it keeps the clock (and is not turned
+         * off), else the 256-bit stores. */
+        if (avx512) {
+            atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
+                                  memory_order_relaxed);
+            atomic_store_explicit(&pci_preload_long_span, 64, memory_order_relaxed);
+        } else {
+            atomic_store_explicit(&pci_preload_evex_below, 2 * PCI_PRELOAD_OWN_MAX + 1,
+                                  memory_order_relaxed);
+        }
+        return;
+    }
     int v3 = (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) != 0;
     if (v3 && !avx2)
         return; /* its cases would fault: every call goes on */
-    int wide = (pci_preload_entry_kind & PCI_ENTRY_AVX512) && pci_preload_short_avx512(&cpu) &&
-               !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
+    int wide = (pci_preload_entry_kind & PCI_ENTRY_AVX512) && avx512;
     /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
     int ymm = !wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") && avx2 &&
               (!pci_preload_cpu_rtm(&cpu) || env_is("PAGECLEAR_PRELOAD_AVX2", "1"));
@@ -286,7 +303,7 @@ static void own_stores(void)
     size_t own = v3 && !ymm ? 32 : PCI_PRELOAD_OWN_MAX + 1;
     atomic_store_explicit(&pci_preload_own_below, own, memory_order_relaxed);
     if (v3 && ymm)
-        atomic_store_explicit(&pci_preload_ymm_long, 64, memory_order_relaxed);
+        atomic_store_explicit(&pci_preload_long_span, 64, memory_order_relaxed);
     if (wide)
         atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);

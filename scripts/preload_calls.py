@@ -15,7 +15,7 @@ the last bytes of a page before a PROT_NONE page (the same bytes every
 call). Above 1: the preload is slower.
 
   scripts/preload_calls.py [--build DIR] [--runs N] [--rounds R]
-      [--paths entry,baseline,avx2,sse2,v3] [--glibc CMD]... [--tunables T]...
+      [--paths entry,baseline,avx2,sse2,v3,v4,v4evex] [--glibc CMD]... [--tunables T]...
       [SIZE...]
 
 --glibc CMD runs each column under CMD as well (a wrapper that starts a
@@ -37,16 +37,21 @@ import sys
 # The entry's store paths (preload.c reads these variables). "entry" is
 # what it chooses on this CPU; the others force a path, and a path the CPU
 # cannot run falls back to the one it can (the ratios then repeat). "v3"
-# is the preload's copy for the AVX2 CPUs (its own entry, in V3 beside the
-# preload), its AVX2 case on as in "avx2".
+# is the preload's copy for the AVX2 CPUs (its own entry, beside the
+# preload), its AVX2 case on as in "avx2"; "v4" the copy for the AVX-512
+# CPUs, as it chooses on this CPU, and "v4evex" its 256-bit stores (those
+# of the AVX-512 CPUs before AVX-VNNI).
 PATHS = {
     "entry": {},
     "baseline": {"PAGECLEAR_PRELOAD_AVX512": "0"},
     "avx2": {"PAGECLEAR_PRELOAD_AVX512": "0", "PAGECLEAR_PRELOAD_AVX2": "1"},
     "sse2": {"PAGECLEAR_PRELOAD_AVX512": "0", "PAGECLEAR_PRELOAD_AVX2": "0"},
     "v3": {"PAGECLEAR_PRELOAD_AVX2": "1"},
+    "v4": {},
+    "v4evex": {"PAGECLEAR_PRELOAD_AVX512": "0"},
 }
-V3 = "glibc-hwcaps/x86-64-v3/libpageclear-preload.so"
+# The copies beside the preload, by path name.
+COPIES = {p: f"glibc-hwcaps/x86-64-{p[:2]}/libpageclear-preload.so" for p in ("v3", "v4", "v4evex")}
 SIZES = [1, 3, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 65, 96, 128, 4096]
 
 
@@ -75,7 +80,7 @@ def columns(args):
                 env = dict(PATHS[p])
                 if t:
                     env["GLIBC_TUNABLES"] = t
-                lib = args.preload.parent / V3 if p == "v3" else args.preload
+                lib = args.preload.parent / COPIES[p] if p in COPIES else args.preload
                 cols.append((label, env, prefix, lib))
     return cols
 
@@ -144,8 +149,9 @@ def main():
     for f in (calls, args.preload):
         if not f.is_file():
             ap.error(f"{f}: not found (build first, or give --build, --calls, --preload)")
-    if "v3" in args.paths and not (args.preload.parent / V3).is_file():
-        ap.error(f"--paths v3: no {V3} beside {args.preload} (an x86-64 build has it)")
+    for p in args.paths:
+        if p in COPIES and not (args.preload.parent / COPIES[p]).is_file():
+            ap.error(f"--paths {p}: no {COPIES[p]} beside {args.preload} (an x86-64 build has it)")
 
     cols = columns(args)
     labels = [c[0] for c in cols]

@@ -40,7 +40,8 @@ ARCH_CODE = re.compile(r'\b(__asm__|asm)\b(\s+(volatile|__volatile__|goto))?\s*\
                        r'|\b\w*intrin\.h\b|\barm_(neon|sve|acle)\.h\b')
 # The preload's memset entries, written in assembly (the preload reads the
 # CPU through src/arch/x86_64/cpu_words.c, compiled into it).
-ARCH_FILES = {"preload/entry_x86_64.c", "preload/entry_x86_64_v3.c"}
+ARCH_FILES = {"preload/entry_x86_64.c", "preload/entry_x86_64_v3.c",
+              "preload/entry_x86_64_v4.c"}
 SKIP_DIRS = {".git", "target", "c"}  # rust/*/c links into src/
 
 

@@ -182,7 +182,8 @@ hwcaps)
     # CPU (ld.so --help: "x86-64-v3 (supported, searched)").
     dir=$(dirname "$preload")
     v3="$dir/glibc-hwcaps/x86-64-v3/libpageclear-preload.so"
-    [ -f "$v3" ] || { echo "SKIP: no glibc-hwcaps copies (not x86-64)"; exit 77; }
+    v4="$dir/glibc-hwcaps/x86-64-v4/libpageclear-preload.so"
+    [ -f "$v3" ] && [ -f "$v4" ] || { echo "SKIP: no glibc-hwcaps copies (not x86-64)"; exit 77; }
     unset GLIBC_TUNABLES
     ld=/lib64/ld-linux-x86-64.so.2
     supported() { "$ld" --help | grep -q "^  $1 (supported, searched)"; }
@@ -191,11 +192,13 @@ hwcaps)
         env "$@" LD_LIBRARY_PATH="$dir" LD_PRELOAD=libpageclear-preload.so cat /proc/self/maps |
             awk '/libpageclear-preload/ { print $6; exit }'
     }
-    base=$(realpath "$preload") copy=$(realpath "$v3")
+    base=$(realpath "$preload") copy=$(realpath "$v3") copy4=$(realpath "$v4")
+    [ "$copy4" != "$base" ] || bad "the x86-64-v4 copy is the default preload"
     if supported x86-64-v4; then level=4; elif supported x86-64-v3; then level=3; else level=2; fi
     echo "the loader: x86-64-v$level at most"
     want=$base
     [ $level = 3 ] && want=$copy
+    [ $level = 4 ] && want=$copy4
     got=$(mapped)
     [ "$got" = "$want" ] || bad "loaded by name: $got, not $want"
     if [ $level = 4 ]; then
@@ -209,8 +212,9 @@ hwcaps)
     out=$("$bin" exec -- "$target" env)
     case "${out#LD_PRELOAD=}" in
     */glibc-hwcaps/x86-64-v3/libpageclear-preload.so) [ $level = 3 ] ;;
+    */glibc-hwcaps/x86-64-v4/libpageclear-preload.so) [ $level = 4 ] ;;
     */glibc-hwcaps/*) false ;;
-    */libpageclear-preload.so) [ $level != 3 ] ;;
+    */libpageclear-preload.so) [ $level = 2 ] ;;
     *) false ;;
     esac || bad "exec chose ${out#LD_PRELOAD=} on an x86-64-v$level CPU"
     # Named, it is taken as named.
@@ -263,12 +267,13 @@ calls)
         { bad "preload_calls.py: not two tables of two rows"; cat "$tmp/tables.out"; }
     python3 "$tables" --calls "$calls" --preload "$preload" --paths nosuch 8 > /dev/null 2>&1
     [ $? -eq 2 ] || bad "preload_calls.py --paths nosuch: not exit 2"
-    # The copy for the AVX2 CPUs as a column of its own, where it is built.
+    # The copies for the AVX2 and AVX-512 CPUs as columns of their own,
+    # where they are built.
     if [ -f "$(dirname "$preload")/glibc-hwcaps/x86-64-v3/libpageclear-preload.so" ]; then
         python3 "$tables" --calls "$calls" --preload "$preload" --runs 1 --rounds 1 \
-            --paths v3 8 > "$tmp/v3.out" 2>&1 &&
-            [ "$(grep -cE '^\| 8 B \| [0-9.]+ ' "$tmp/v3.out")" = 2 ] ||
-            { bad "preload_calls.py --paths v3"; cat "$tmp/v3.out"; }
+            --paths v3,v4 8 > "$tmp/v3.out" 2>&1 &&
+            [ "$(grep -cE '^\| 8 B \| [0-9.]+ \([0-9.-]+\) \| [0-9.]+ ' "$tmp/v3.out")" = 2 ] ||
+            { bad "preload_calls.py --paths v3,v4"; cat "$tmp/v3.out"; }
     fi
     # pageclear mem's libc function: the C library's own memset, listed
     # only under a preload, and a row of its own in -f glibc,libc.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * test_preload_cpu.c - which short-call stores the preload's x86-64 entry
+ * test_preload_cpu.c - which short-call stores the preload's x86-64 entries
  * may run (preload/cpu_x86_64.c): the rules fed the CPUs of the project's
  * guests and their near misses, then this machine's own words against the
  * kernel's account of its CPU (/proc/cpuinfo).
@@ -18,6 +18,7 @@
 #define BMI2 (1u << 8)
 #define AVX512F (1u << 16)
 #define AVX512BW (1u << 30)
+#define AVX512VL (1u << 31)
 #define AVX_VNNI (1u << 4)
 #define XCR0_ALL 0xe7u /* x87, SSE, AVX, opmask, ZMM upper halves, ZMM16-31 */
 
@@ -35,7 +36,7 @@ static struct pci_cpuid intel_avx_vnni(void)
     struct pci_cpuid c = {.max_leaf = 0x1f,
                           .leaf1_ecx = OSXSAVE | AVX,
                           .leaf7_eax = 2,
-                          .leaf7_ebx = AVX2 | BMI2 | AVX512F | AVX512BW,
+                          .leaf7_ebx = AVX2 | BMI2 | AVX512F | AVX512BW | AVX512VL,
                           .leaf7_1_eax = AVX_VNNI,
                           .xcr0 = XCR0_ALL};
     vendor(&c, "GenuineIntel");
@@ -92,6 +93,41 @@ static void synthetic(void)
     CHECK_EQ(pci_preload_short_avx512(&c), 0);
     struct pci_cpuid none = {0};
     CHECK_EQ(pci_preload_short_avx512(&none), 0);
+}
+
+/* The AVX-512 copy's 256-bit cases: every AVX-512 CPU with VL, whatever
+ * its clock does with 512-bit stores. */
+static void synthetic_evex256(void)
+{
+    struct pci_cpuid c = intel_avx_vnni();
+    CHECK_EQ(pci_preload_short_evex256(&c), 1);
+    c.leaf7_1_eax = 0; /* Skylake-SP to Ice Lake: these, not the 64-byte store */
+    CHECK_EQ(pci_preload_short_evex256(&c), 1);
+    CHECK_EQ(pci_preload_short_avx512(&c), 0);
+    vendor(&c, "AuthenticAMD"); /* Zen 4 */
+    CHECK_EQ(pci_preload_short_evex256(&c), 1);
+    c.leaf7_ebx = AVX2 | BMI2; /* Zen 3 */
+    CHECK_EQ(pci_preload_short_evex256(&c), 0);
+
+    const unsigned need7[] = {BMI2, AVX512F, AVX512BW, AVX512VL};
+    for (size_t i = 0; i < sizeof(need7) / sizeof(need7[0]); i++) {
+        c = intel_avx_vnni();
+        c.leaf7_ebx &= ~need7[i];
+        CHECK_EQ(pci_preload_short_evex256(&c), 0);
+    }
+    for (unsigned bit = 0; bit < 8; bit++) {
+        c = intel_avx_vnni();
+        c.xcr0 &= ~(1u << bit);
+        CHECK_EQ(pci_preload_short_evex256(&c), (0xe6u >> bit & 1) ? 0 : 1);
+    }
+    c = intel_avx_vnni();
+    c.leaf1_ecx = 0;
+    CHECK_EQ(pci_preload_short_evex256(&c), 0);
+    c = intel_avx_vnni();
+    c.max_leaf = 6;
+    CHECK_EQ(pci_preload_short_evex256(&c), 0);
+    struct pci_cpuid none = {0};
+    CHECK_EQ(pci_preload_short_evex256(&none), 0);
 }
 
 /* The AVX2 case: Zen 3, and any AVX2 CPU, whatever its vendor. */
@@ -178,9 +214,14 @@ static void host(void)
     CHECK_EQ(got, want);
     CHECK_EQ(got2, has_flag(flags, "avx2"));
     CHECK_EQ(pci_preload_cpu_rtm(&c), has_flag(flags, "rtm"));
+    CHECK_EQ(pci_preload_short_evex256(&c), has_flag(flags, "avx512f") &&
+                                                has_flag(flags, "avx512bw") &&
+                                                has_flag(flags, "avx512vl") &&
+                                                has_flag(flags, "bmi2"));
 #else
     CHECK_EQ(got, 0); /* the entry is the x86-64 one only */
     CHECK_EQ(got2, 0);
+    CHECK_EQ(pci_preload_short_evex256(&c), 0);
     printf("host: not x86-64, baseline\n");
 #endif
 }
@@ -188,6 +229,7 @@ static void host(void)
 int main(void)
 {
     synthetic();
+    synthetic_evex256();
     synthetic_avx2();
     host();
     printf("test_preload_cpu: ok\n");

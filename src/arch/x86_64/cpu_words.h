@@ -26,6 +26,7 @@
 #define PCI_LEAF7_EBX_RTM (1u << 11)
 #define PCI_LEAF7_EBX_AVX512F (1u << 16)
 #define PCI_LEAF7_EBX_AVX512BW (1u << 30)
+#define PCI_LEAF7_EBX_AVX512VL (1u << 31)
 #define PCI_LEAF7_EDX_FSRM (1u << 4)
 #define PCI_LEAF7_1_EAX_AVX_VNNI (1u << 4)
 #define PCI_EXT8_EBX_CLZERO (1u << 0)
