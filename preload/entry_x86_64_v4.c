@@ -22,7 +22,7 @@
  * instead (pci_preload_evex_below 129), which keep the clock and need no
  * vzeroupper (so no transaction is aborted either): every call there
  * takes one taken branch more than on the others, and passing them all on
- * measured 1.5-2.0 of the C library's time at 1-64 B. Where the CPU lacks
+ * measured 1.12-2.02 of the C library's time at 1-32 B. Where the CPU lacks
  * AVX512F, BW, VL or BMI2 all stay 0 and every call takes the path at 2:
  * and 9:, which holds no vector instruction: the copy is correct on any
  * CPU.
@@ -89,8 +89,9 @@ __asm__(
      * library's 256-bit EVEX memset they run lays out its own: 32-64 B two
      * stores, at s and s + n - 32; 65-128 B four; 0-31 B one masked store.
      * Tested after 65-128 B instead, they cost those CPUs' calls of 1-64 B
-     * a taken branch more: 1.08-1.51 of the C library's time against
-     * 0.97-1.32 (docs/preload.md, "An entry for the AVX-512 CPUs"). */
+     * a taken branch more (1 B at a page's end under glibc 2.41: 1.51 of
+     * the C library's time against 1.32; docs/preload.md, "An entry for
+     * the AVX-512 CPUs"). */
     "	.p2align 6\n"
     "2:	cmp	pci_preload_evex_below(%rip), %rdx\n"
     "	jae	9f\n"
