@@ -42,8 +42,9 @@ __asm__(
     PCI_ASM_ENTRY_BEGIN
     /* Layout: the head's line ends at the 0-64 B case's ret (+58), the
      * block starts at a multiple of 128 bytes, as the AVX2 copy's does
-     * (entry_x86_64_v3.c says what that measured), and no case crosses a
-     * line; objdump -d shows the lines. */
+     * (entry_x86_64_v3.c says what that measured), and no case that
+     * stores crosses a line (the pass-on at 9: runs into the next);
+     * objdump -d shows the lines. */
     "	.p2align 7\n"
     "pci_preload_memset:\n"
     "memset:\n"
@@ -109,7 +110,7 @@ __asm__(
     PCI_ASM_PASS_ON
     /* 65-128 B with the 64-byte store: at s and s + n - 64. Four 32-byte
      * stores instead measured 1.06-1.15 of the C library's time at 80-112 B
-     * under glibc 2.36, against 0.94-0.96 for these two. */
+     * under glibc 2.36, against 0.92-0.96 for these two. */
     "	.p2align 6\n"
     "8:	vpbroadcastb %esi, %zmm16\n"
     "	vmovdqu64 %zmm16, (%rdi)\n"
