@@ -52,11 +52,7 @@ __asm__(
      * end under glibc 2.36 where it started one, 1.00-1.10 where it did
      * not (docs/preload.md). */
     "	.p2align 7\n"
-    "pci_preload_memset:\n"
-    "memset:\n"
-    "	mov	%rdi, %rax\n"
-    "	cmp	pci_preload_own_below(%rip), %rdx\n"
-    "	jae	2f\n"
+    PCI_ASM_HEAD
     "	cmp	$4, %rdx\n"
     "	jb	3f\n"
     "	cmp	$16, %rdx\n"

@@ -46,40 +46,13 @@ __asm__(
      * stores crosses a line (the pass-on at 9: runs into the next);
      * objdump -d shows the lines. */
     "	.p2align 7\n"
-    "pci_preload_memset:\n"
-    "memset:\n"
-    "	mov	%rdi, %rax\n"
-    "	cmp	pci_preload_own_below(%rip), %rdx\n"
-    "	jae	2f\n"
-    /* 0-64 B: k1 holds the low n bits of 64, and the store writes the
-     * bytes it selects. A masked-off byte is neither written nor faulted
-     * on, but in a page that is not mapped it costs a microcode assist
-     * (entry_x86_64.c: 103-140 ns a call), so a call whose 64 bytes from s
-     * would reach the next page stores at 7: instead. */
-    "	mov	%edi, %ecx\n"
-    "	and	$4095, %ecx\n"
-    "	vpbroadcastb %esi, %zmm16\n"
-    "	cmp	$4032, %ecx\n"
-    "	ja	7f\n"
-    "	mov	$-1, %rcx\n"
-    "	bzhi	%rdx, %rcx, %rcx\n"
-    "	kmovq	%rcx, %k1\n"
-    "	vmovdqu8 %zmm16, (%rdi){%k1}\n"
-    "	ret\n"
-    /* Near a page's end: the 64 bytes ending at s + n under the mask of
-     * their top n bits; the masked-off ones lie in s's own page. In a line
-     * of its own: a case that crosses one measured up to a quarter slower
-     * (entry_x86_64.c). */
+    PCI_ASM_HEAD
+    /* 0-64 B, one masked store (entry.h). */
+    PCI_ASM_AVX512_0_64
+    /* Near a page's end (entry.h), in a line of its own: a case that
+     * crosses one measured up to a quarter slower (entry_x86_64.c). */
     "	.p2align 6\n"
-    "7:	lea	-64(%rdi,%rdx), %r8\n"
-    "	mov	$64, %ecx\n"
-    "	sub	%edx, %ecx\n"
-    "	mov	$-1, %rdx\n"
-    "	bzhi	%rcx, %rdx, %rcx\n"
-    "	not	%rcx\n"
-    "	kmovq	%rcx, %k1\n"
-    "	vmovdqu8 %zmm16, (%r8){%k1}\n"
-    "	ret\n"
+    PCI_ASM_AVX512_END
     /* Longer, or not READY, or the 64-byte store off. In its own line:
      * where the 256-bit cases are on (pci_preload_evex_below, 129), their
      * 32-64 B case to its ret; then 65-128 B where the 64-byte store is

@@ -43,6 +43,35 @@ static struct pci_cpuid intel_avx_vnni(void)
     return c;
 }
 
+/* An AVX-512 rule, which holds on intel_avx_vnni(), against that CPU with
+ * each leaf 7 feature of need7 missing alone, each XCR0 state component
+ * the OS must save missing alone (bit 0, x87, is not needed), no OSXSAVE
+ * (XCR0 cannot be read, whatever it says), no leaf 7 (whatever its words
+ * say), and nothing at all. */
+static void each_missing(int (*rule)(const struct pci_cpuid *), const unsigned *need7, size_t n)
+{
+    struct pci_cpuid c = intel_avx_vnni();
+    CHECK_EQ(rule(&c), 1);
+    for (size_t i = 0; i < n; i++) {
+        c = intel_avx_vnni();
+        c.leaf7_ebx &= ~need7[i];
+        CHECK_EQ(rule(&c), 0);
+    }
+    for (unsigned bit = 0; bit < 8; bit++) {
+        c = intel_avx_vnni();
+        c.xcr0 &= ~(1u << bit);
+        CHECK_EQ(rule(&c), (0xe6u >> bit & 1) ? 0 : 1);
+    }
+    c = intel_avx_vnni();
+    c.leaf1_ecx = 0;
+    CHECK_EQ(rule(&c), 0);
+    c = intel_avx_vnni();
+    c.max_leaf = 6;
+    CHECK_EQ(rule(&c), 0);
+    struct pci_cpuid none = {0};
+    CHECK_EQ(rule(&none), 0);
+}
+
 static void synthetic(void)
 {
     struct pci_cpuid c = intel_avx_vnni();
@@ -71,28 +100,8 @@ static void synthetic(void)
     z.leaf7_1_eax = 0;
     CHECK_EQ(pci_preload_short_avx512(&z), 0);
 
-    /* each feature the store needs, missing alone */
     const unsigned need7[] = {BMI2, AVX512F, AVX512BW};
-    for (size_t i = 0; i < sizeof(need7) / sizeof(need7[0]); i++) {
-        c = intel_avx_vnni();
-        c.leaf7_ebx &= ~need7[i];
-        CHECK_EQ(pci_preload_short_avx512(&c), 0);
-    }
-    /* each state component the OS must save, missing alone (bit 0, x87,
-     * is not needed) */
-    for (unsigned bit = 0; bit < 8; bit++) {
-        c = intel_avx_vnni();
-        c.xcr0 &= ~(1u << bit);
-        CHECK_EQ(pci_preload_short_avx512(&c), (0xe6u >> bit & 1) ? 0 : 1);
-    }
-    c = intel_avx_vnni();
-    c.leaf1_ecx = 0; /* no OSXSAVE: XCR0 cannot be read, whatever it says */
-    CHECK_EQ(pci_preload_short_avx512(&c), 0);
-    c = intel_avx_vnni();
-    c.max_leaf = 6; /* leaf 7 not there, whatever its words say */
-    CHECK_EQ(pci_preload_short_avx512(&c), 0);
-    struct pci_cpuid none = {0};
-    CHECK_EQ(pci_preload_short_avx512(&none), 0);
+    each_missing(pci_preload_short_avx512, need7, sizeof(need7) / sizeof(need7[0]));
 }
 
 /* The AVX-512 copy's 256-bit cases: every AVX-512 CPU with VL, whatever
@@ -110,24 +119,7 @@ static void synthetic_evex256(void)
     CHECK_EQ(pci_preload_short_evex256(&c), 0);
 
     const unsigned need7[] = {BMI2, AVX512F, AVX512BW, AVX512VL};
-    for (size_t i = 0; i < sizeof(need7) / sizeof(need7[0]); i++) {
-        c = intel_avx_vnni();
-        c.leaf7_ebx &= ~need7[i];
-        CHECK_EQ(pci_preload_short_evex256(&c), 0);
-    }
-    for (unsigned bit = 0; bit < 8; bit++) {
-        c = intel_avx_vnni();
-        c.xcr0 &= ~(1u << bit);
-        CHECK_EQ(pci_preload_short_evex256(&c), (0xe6u >> bit & 1) ? 0 : 1);
-    }
-    c = intel_avx_vnni();
-    c.leaf1_ecx = 0;
-    CHECK_EQ(pci_preload_short_evex256(&c), 0);
-    c = intel_avx_vnni();
-    c.max_leaf = 6;
-    CHECK_EQ(pci_preload_short_evex256(&c), 0);
-    struct pci_cpuid none = {0};
-    CHECK_EQ(pci_preload_short_evex256(&none), 0);
+    each_missing(pci_preload_short_evex256, need7, sizeof(need7) / sizeof(need7[0]));
 }
 
 /* The AVX2 case: Zen 3, and any AVX2 CPU, whatever its vendor. */
