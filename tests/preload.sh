@@ -206,17 +206,28 @@ hwcaps)
         got=$(mapped GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F)
         [ "$got" = "$copy" ] || bad "loaded by name without AVX-512: $got, not $copy"
     fi
-    # exec, the library not named: the loader's choice, beside whichever
-    # preload it found (the build tree's, or an installed one).
+    # exec, the library not named: the copy for the CPU as the library
+    # reports it (pc_host_get, `pageclear info`), beside whichever preload
+    # it found (the build tree's, or an installed one); that is the
+    # loader's choice wherever the library reads the CPU (a portable-only
+    # build reports no feature, and exec then keeps the default).
+    feats=$("$bin" info 2>/dev/null | sed -n 's/^features used: *//p')
+    case " $feats " in
+    *" avx512f "*) lib=4 ;;
+    *" avx2 "*) lib=3 ;;
+    *) lib=2 ;;
+    esac
+    echo "the library: x86-64-v$lib (features: ${feats:-none})"
+    [ -z "$feats" ] || [ $lib = $level ] || bad "the library sees x86-64-v$lib, the loader v$level"
     unset PAGECLEAR_PRELOAD_LIB
     out=$("$bin" exec -- "$target" env)
     case "${out#LD_PRELOAD=}" in
-    */glibc-hwcaps/x86-64-v3/libpageclear-preload.so) [ $level = 3 ] ;;
-    */glibc-hwcaps/x86-64-v4/libpageclear-preload.so) [ $level = 4 ] ;;
+    */glibc-hwcaps/x86-64-v3/libpageclear-preload.so) [ $lib = 3 ] ;;
+    */glibc-hwcaps/x86-64-v4/libpageclear-preload.so) [ $lib = 4 ] ;;
     */glibc-hwcaps/*) false ;;
-    */libpageclear-preload.so) [ $level = 2 ] ;;
+    */libpageclear-preload.so) [ $lib = 2 ] ;;
     *) false ;;
-    esac || bad "exec chose ${out#LD_PRELOAD=} on an x86-64-v$level CPU"
+    esac || bad "exec chose ${out#LD_PRELOAD=} where the library sees x86-64-v$lib"
     # Named, it is taken as named.
     out=$("$bin" exec --lib "$v3" -- "$target" env)
     [ "$out" = "LD_PRELOAD=$v3" ] || bad "exec --lib: $out"
