@@ -28,18 +28,22 @@ static int wide_stores_full_speed(const struct pci_cpuid *c)
     return c->leaf7_eax >= 1 && (c->leaf7_1_eax & PCI_LEAF7_1_EAX_AVX_VNNI) != 0;
 }
 
-int pci_preload_short_avx512(const struct pci_cpuid *c)
+/* Leaf 7 reports every bit of need in ebx, and the OS saves all of the
+ * SSE, AVX and AVX-512 state (XCR0 readable: OSXSAVE). */
+static int avx512_usable(const struct pci_cpuid *c, unsigned need)
 {
     return c->max_leaf >= 7 && (c->leaf1_ecx & PCI_LEAF1_ECX_OSXSAVE) != 0 &&
-           (c->leaf7_ebx & LEAF7_EBX_SHORT) == LEAF7_EBX_SHORT &&
-           (c->xcr0 & XCR0_SHORT) == XCR0_SHORT && wide_stores_full_speed(c);
+           (c->leaf7_ebx & need) == need && (c->xcr0 & XCR0_SHORT) == XCR0_SHORT;
+}
+
+int pci_preload_short_avx512(const struct pci_cpuid *c)
+{
+    return avx512_usable(c, LEAF7_EBX_SHORT) && wide_stores_full_speed(c);
 }
 
 int pci_preload_short_evex256(const struct pci_cpuid *c)
 {
-    unsigned need = LEAF7_EBX_SHORT | PCI_LEAF7_EBX_AVX512VL;
-    return c->max_leaf >= 7 && (c->leaf1_ecx & PCI_LEAF1_ECX_OSXSAVE) != 0 &&
-           (c->leaf7_ebx & need) == need && (c->xcr0 & XCR0_SHORT) == XCR0_SHORT;
+    return avx512_usable(c, LEAF7_EBX_SHORT | PCI_LEAF7_EBX_AVX512VL);
 }
 
 int pci_preload_short_avx2(const struct pci_cpuid *c)
