@@ -2,8 +2,8 @@
 /*
  * entry.h - what the memset entry point reads, shared by preload.c (which
  * writes it, and holds the generic entry) and the entries written in
- * assembly for the calls of a few bytes (docs/preload.md, "Below the
- * threshold"): entry_x86_64.c in libpageclear-preload.so, and in its
+ * assembly for the calls of a few bytes (docs/preload-short-calls.md):
+ * entry_x86_64.c in libpageclear-preload.so, and in its
  * copies for the loader to choose by CPU, entry_x86_64_v3.c (the AVX2
  * CPUs, glibc-hwcaps/x86-64-v3/) and entry_x86_64_v4.c (the AVX-512 ones,
  * glibc-hwcaps/x86-64-v4/).

@@ -14,12 +14,12 @@
  * test, the size tests and the AVX2 case to its ret, and every shorter
  * case is one taken branch away, as in entry_x86_64.c: level with the C
  * library's at 1-256 B under glibc 2.36 and 2.41 but for two cells
- * (docs/preload.md, "An entry for the AVX2 CPUs"). Nothing else is tested
- * there: a load and compare more in the head (the RTM test) measured 25%
- * slower at 32-64 B at a page's end under glibc 2.41 (1.25 against 0.99-
- * 1.01 without it), so a CPU with RTM, whose transactions vzeroupper
- * aborts, has preload.c send 32-128 B on to the C library instead
- * (pci_preload_own_below 32, pci_preload_long_span 0), as
+ * (docs/preload-short-calls.md, "An entry for the AVX2 CPUs"). Nothing
+ * else is tested there: a load and compare more in the head (the RTM
+ * test) measured 25% slower at 32-64 B at a page's end under glibc 2.41
+ * (1.25 against 0.99-1.01 without it), so a CPU with RTM, whose
+ * transactions vzeroupper aborts, has preload.c send 32-128 B on to the C
+ * library instead (pci_preload_own_below 32, pci_preload_long_span 0), as
  * PAGECLEAR_PRELOAD_AVX2=0 does.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
@@ -50,7 +50,7 @@ __asm__(
      * RTM test did (above). It starts a 128-byte block: the same code at eight
      * addresses 64 bytes apart measured 0.99-1.01 at 32-64 B at a page's
      * end under glibc 2.36 where it started one, 1.00-1.10 where it did
-     * not (docs/preload.md). */
+     * not (docs/preload-short-calls.md). */
     "	.p2align 7\n"
     PCI_ASM_HEAD
     "	cmp	$4, %rdx\n"
@@ -88,7 +88,7 @@ __asm__(
     /* 65-128 B: 32-byte stores at s, s + 32, s + n - 64 and s + n - 32,
      * then vzeroupper. Passed on, these calls cost 21-25% under the C
      * library's own AVX2 memset (glibc 2.36); stored here they measured
-     * 0.94-1.00 under both C libraries (docs/preload.md). */
+     * 0.94-1.00 under both C libraries (docs/preload-short-calls.md). */
     "	.p2align 6\n"
     "7:	vmovd	%esi, %xmm0\n"
     "	vpbroadcastb %xmm0, %ymm0\n"

@@ -13,7 +13,10 @@
  * copy for the AVX2 CPUs does for theirs (entry_x86_64_v3.c), and 65-128
  * B, which entry_x86_64.c passes on, are two 64-byte stores: level with
  * the C library's own or ahead at 1-256 B under glibc 2.36 and 2.41 but
- * for 56 B under 2.36 (docs/preload.md, "An entry for the AVX-512 CPUs").
+ * for 56 B under 2.36 (docs/preload-short-calls.md, "An entry for the
+ * AVX-512 CPUs"), where the same store measures 1.06 of the C library's
+ * time as the code's place moves it (padding and a constant in place of
+ * the state test's load did not remove it).
  *
  * Where the 512-bit store runs at full speed (cpu.h: Intel with AVX-VNNI,
  * AMD Zen 4 and later) preload.c turns these cases on
@@ -64,8 +67,8 @@ __asm__(
      * stores, at s and s + n - 32; 65-128 B four; 0-31 B one masked store.
      * Tested after 65-128 B instead, they cost those CPUs' calls of 1-64 B
      * a taken branch more (1 B at a page's end under glibc 2.41: 1.51 of
-     * the C library's time against 1.32; docs/preload.md, "An entry for
-     * the AVX-512 CPUs"). */
+     * the C library's time against 1.32; docs/preload-short-calls.md, "An
+     * entry for the AVX-512 CPUs"). */
     "	.p2align 6\n"
     "2:	cmp	pci_preload_evex_below(%rip), %rdx\n"
     "	jae	9f\n"

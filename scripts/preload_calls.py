@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The short-call tables of docs/preload.md ("Below the threshold") on this
+"""The short-call tables of docs/preload-short-calls.md on this
 machine: the time of a memset call through libpageclear-preload.so over the
 C library's own, per size, for each of the entry's store paths, under each
 C library asked for.
@@ -25,7 +25,7 @@ another CPU runs it: glibc.cpu.hwcaps=Prefer_No_AVX512 for the 256-bit
 EVEX one of Intel's AVX-512 CPUs without AVX-VNNI; on an Intel CPU with
 RTM, glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-RTM,-Prefer_No_VZEROUPPER
 for the plain AVX2 one of Zen 3, which without the last two is the one
-built for transactions; docs/preload.md).
+built for transactions; docs/preload-short-calls.md).
 """
 import argparse
 import os

@@ -268,7 +268,7 @@ calls)
     "$calls" 1 8 > "$tmp/plain.out" 2>&1 || bad "preload_calls without the preload"
     grep -q "no preload" "$tmp/plain.out" || bad "preload_calls saw a preload where none was"
     "$calls" 0 > /dev/null 2>&1; [ $? -eq 2 ] || bad "preload_calls 0 rounds: not exit 2"
-    # scripts/preload_calls.py, the tables of docs/preload.md from it: two
+    # scripts/preload_calls.py, the tables of docs/preload-short-calls.md: two
     # columns, two sizes, both tables; a bad path name refused.
     tables="$(dirname "$0")/../scripts/preload_calls.py"
     python3 "$tables" --calls "$calls" --preload "$preload" --runs 1 --rounds 1 \
