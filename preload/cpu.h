@@ -13,14 +13,15 @@
 
 #pragma GCC visibility push(hidden)
 
-/* 1 if the entry's AVX-512 short path (one masked 64-byte store) may run
- * on the CPU c describes: AVX512F, AVX512BW and BMI2; the OS saving SSE,
- * AVX, opmask and all ZMM state; and a 512-bit store costing no clock
- * speed there (cpu_x86_64.c says which CPUs). Reads nothing else. */
+/* 1 if the entries' 64-byte stores may run (entry_x86_64.c's masked one
+ * for 0-64 B, the AVX-512 copy's two for 65-128 B) on the CPU c
+ * describes: AVX512F, AVX512BW and BMI2; the OS saving SSE, AVX, opmask
+ * and all ZMM state; and a 512-bit store costing no clock speed there
+ * (cpu_x86_64.c says which CPUs). Reads nothing else. */
 int pci_preload_short_avx512(const struct pci_cpuid *c);
 
 /* 1 if the AVX-512 copy's 256-bit cases (entry_x86_64_v4.c: EVEX stores
- * of ymm16, masked below 32 B) may run on the CPU c describes: AVX512F,
+ * of ymm16, masked to 64 B) may run on the CPU c describes: AVX512F,
  * AVX512BW, AVX512VL and BMI2, and the OS saving SSE, AVX, opmask and all
  * ZMM state (ymm16 is the low half of zmm16). No clock-speed rule: the C
  * library gives its 256-bit EVEX memset to every AVX-512 CPU (cpu_x86_64.c

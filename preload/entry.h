@@ -32,9 +32,8 @@
  * pci_preload_long_span 0 (preload.c) */
 #define PCI_ENTRY_NEEDS_AVX2 2u
 /* AVX-512 (BW, VL) and BMI2 in its 0-128 B cases, and no other case of
- * its own: pci_preload_own_below (the 64-byte store),
- * pci_preload_evex_below (the 256-bit stores) and pci_preload_long_span
- * stay 0 where the CPU lacks them (preload.c) */
+ * its own: pci_preload_own_below, pci_preload_long_span and
+ * pci_preload_evex_span stay 0 where the CPU lacks them (preload.c) */
 #define PCI_ENTRY_NEEDS_AVX512 4u
 extern const unsigned pci_preload_entry_kind;
 
@@ -65,10 +64,10 @@ extern _Atomic size_t pci_preload_ymm_from;
  * span from 65 B rather than a limit, so that the test holds whatever
  * pci_preload_own_below reads at the same moment. */
 extern _Atomic size_t pci_preload_long_span;
-/* Calls shorter than this the AVX-512 copy's entry stores with its
- * 256-bit cases: PCI_PRELOAD_OWN_MAX + 1 where it runs them and not the
- * 64-byte store (preload.c), else 0. */
-extern _Atomic size_t pci_preload_evex_below;
+/* The AVX-512 copy's entry stores calls of 65 to 64 + this many bytes
+ * with four 32-byte stores: 64 where it runs them and not the 64-byte
+ * ones (pci_preload_long_span; preload.c), else 0. A span, as that one. */
+extern _Atomic size_t pci_preload_evex_span;
 /* Calls shorter than this (and not stored by the entry) go straight to
  * pci_preload_real; the others to pci_preload_set. preload.c says when
  * each value holds. */
@@ -119,8 +118,9 @@ void *pci_preload_memset(void *s, int c, size_t n);
  * ns for the C library's own, which checks for this too. So a call whose
  * 64 bytes from s would reach the next page (s more than 4096 - 64 into
  * its page: x86-64 pages are 4 KiB or multiples of it) stores at 7:
- * (PCI_ASM_AVX512_END) instead. Unlabelled: entry_x86_64.c reaches it by
- * a branch, entry_x86_64_v4.c runs into it from the head. */
+ * (PCI_ASM_AVX512_END) instead. Unlabelled: entry_x86_64.c labels it.
+ * (entry_x86_64_v4.c stores these calls in two 32-byte halves instead,
+ * and checks 32 bytes from s.) */
 #define PCI_ASM_AVX512_0_64                                                                    \
     "	mov	%edi, %ecx\n"                                                                      \
     "	and	$4095, %ecx\n"                                                                     \

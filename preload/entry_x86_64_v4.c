@@ -9,32 +9,34 @@
  * store sits two lines in, behind a taken branch (two at a page's end).
  * Against the C library's own 64-byte memset on the Intel guest that cost
  * up to 16% at 1 B and 17-25% at 64 B at a page's end. Here the first
- * line holds the state test and the whole 0-64 B case to its ret, as the
- * copy for the AVX2 CPUs does for theirs (entry_x86_64_v3.c), and 65-128
- * B, which entry_x86_64.c passes on, are two 64-byte stores: level with
- * the C library's own or ahead at 1-256 B under glibc 2.36 and 2.41 but
- * for 56 B under 2.36 (docs/preload-short-calls.md, "An entry for the
- * AVX-512 CPUs"), where the same store measures 1.06 of the C library's
- * time as the code's place moves it (padding and a constant in place of
- * the state test's load did not remove it).
+ * line holds the state test and the whole 0-64 B case to its ret, and
+ * 65-128 B, which entry_x86_64.c passes on, are stored too.
  *
- * Where the 512-bit store runs at full speed (cpu.h: Intel with AVX-VNNI,
- * AMD Zen 4 and later) preload.c turns these cases on
- * (pci_preload_own_below 65, pci_preload_long_span 64). On the AVX-512
- * CPUs before AVX-VNNI it turns on 256-bit EVEX stores of ymm16 at 2:
- * instead (pci_preload_evex_below 129), which keep the clock and need no
- * vzeroupper (so no transaction is aborted either): every call there
- * takes one taken branch more than on the others, and passing them all on
- * measured 1.12-2.02 of the C library's time at 1-32 B. Where the CPU lacks
- * AVX512F, BW, VL or BMI2 all stay 0 and every call takes the path at 2:
- * and 9:, which holds no vector instruction: the copy is correct on any
- * CPU.
+ * The 0-64 B case is two 32-byte EVEX stores of ymm16 under one byte
+ * mask, not one 64-byte store: a 256-bit store keeps the clock on every
+ * AVX-512 CPU, so the same first line serves those before AVX-VNNI
+ * (Skylake-SP to Ice Lake), whose 512-bit stores lower it (cpu.h), and
+ * the others. With the 64-byte store there, those CPUs reached their own
+ * 256-bit cases a taken branch later and measured up to 1.21 of the time
+ * of the 256-bit EVEX memset the C library gives them at 1-31 B, and
+ * 1.16-1.26 at 32-56 B at a page's end (emulated); this CPU lost 6% at
+ * 56 B under glibc 2.36. With these two stores, both are level or ahead
+ * but for a few cells (docs/preload-short-calls.md, "Two 32-byte stores
+ * for every AVX-512 CPU").
+ *
+ * Where the CPU has AVX512F, BW, VL and BMI2 and the OS saves their state
+ * (cpu.h, pci_preload_short_evex256), preload.c turns the 0-64 B case on
+ * (pci_preload_own_below 65) and 65-128 B: two 64-byte stores where the
+ * 512-bit store keeps the clock (pci_preload_long_span 64), else four
+ * 32-byte ones (pci_preload_evex_span 64). Elsewhere all stay 0 and every
+ * call takes the path at 2:, which holds no vector instruction: the copy
+ * is correct on any CPU.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
- * caller-saved registers (rax, rcx, rdx, r8, zmm16, k1; zmm16 needs no
- * vzeroupper), so it is safe in a signal handler and in any state of the
- * preload.
+ * caller-saved registers (rax, rcx, rdx, rsi, r8, zmm16, k1; zmm16 needs
+ * no vzeroupper), so it is safe in a signal handler and in any state of
+ * the preload.
  */
 #include "entry.h"
 
@@ -43,84 +45,88 @@ const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX512;
 
 __asm__(
     PCI_ASM_ENTRY_BEGIN
-    /* Layout: the head's line ends at the 0-64 B case's ret (+58), the
-     * block starts at a multiple of 128 bytes, as the AVX2 copy's does
-     * (entry_x86_64_v3.c says what that measured), and no case that
-     * stores crosses a line (the pass-on at 9: runs into the next);
-     * objdump -d shows the lines. */
+    /* Layout: four 64-byte lines; the block starts at a multiple of 128
+     * bytes, as the AVX2 copy's does (entry_x86_64_v3.c says what that
+     * measured), and no case that stores crosses a line. The head's line
+     * ends at the 0-64 B case's ret, at +63 exactly: every instruction
+     * there is the shortest form found (sbb for the all-ones mask, test
+     * on ch for the page bit), and each byte more put the ret in the next
+     * line. objdump -d shows the lines. */
     "	.p2align 7\n"
     PCI_ASM_HEAD
-    /* 0-64 B, one masked store (entry.h). */
-    PCI_ASM_AVX512_0_64
-    /* Near a page's end (entry.h), in a line of its own: a case that
-     * crosses one measured up to a quarter slower (entry_x86_64.c). */
-    "	.p2align 6\n"
-    PCI_ASM_AVX512_END
-    /* Longer, or not READY, or the 64-byte store off. In its own line:
-     * where the 256-bit cases are on (pci_preload_evex_below, 129), their
-     * 32-64 B case to its ret; then 65-128 B where the 64-byte store is
-     * on (n - 65 below pci_preload_long_span, unsigned, so the test holds
-     * whatever pci_preload_own_below reads at the same moment); else on.
-     * The 256-bit cases are for the AVX-512 CPUs where a 512-bit store
-     * lowers the clock (Skylake-SP to Ice Lake), laid out as the C
-     * library's 256-bit EVEX memset they run lays out its own: 32-64 B two
-     * stores, at s and s + n - 32; 65-128 B four; 0-31 B one masked store.
-     * Tested after 65-128 B instead, they cost those CPUs' calls of 1-64 B
-     * a taken branch more (1 B at a page's end under glibc 2.41: 1.51 of
-     * the C library's time against 1.32; docs/preload-short-calls.md, "An
-     * entry for the AVX-512 CPUs"). */
-    "	.p2align 6\n"
-    "2:	cmp	pci_preload_evex_below(%rip), %rdx\n"
-    "	jae	9f\n"
+    /* 0-64 B: k1 holds the low min(n, 32) bits (CF is set here: the
+     * head's compare found n below the limit, so sbb gives all ones, and
+     * bzhi keeps all 32 from n = 32 on). The stores go to s and to
+     * s + max(n, 32) - 32: from 32 B two full 32-byte stores, [s, s + 32)
+     * and [s + n - 32, s + n), with no masked-off byte, so a call that
+     * ends at a page's end stores here, as the C library's 32-64 B case
+     * does (sent to 7: it measured 1.16-1.26 of that case's time); below
+     * 32 B the same masked store twice at s. A masked store whose
+     * masked-off bytes fall in a page that is not mapped costs a
+     * microcode assist (entry.h), so a call whose first 32 bytes would
+     * reach the next 4 KiB page (bit 12 of s + 31 differs from s's)
+     * stores at 7: instead. */
+    "	sbb	%ecx, %ecx\n"
+    "	bzhi	%edx, %ecx, %ecx\n"
+    "	kmovd	%ecx, %k1\n"
     "	vpbroadcastb %esi, %ymm16\n"
-    "	cmp	$32, %rdx\n"
-    "	jb	6f\n"
-    "	cmp	$64, %rdx\n"
-    "	ja	5f\n"
-    "	vmovdqu64 %ymm16, (%rdi)\n"
-    "	vmovdqu64 %ymm16, -32(%rdi,%rdx)\n"
+    "	lea	31(%rdi), %ecx\n"
+    "	xor	%edi, %ecx\n"
+    "	test	$0x10, %ch\n"
+    "	jne	7f\n"
+    "	mov	$32, %ecx\n"
+    "	cmp	%ecx, %edx\n"
+    "	cmovae	%edx, %ecx\n"
+    "	vmovdqu8 %ymm16, (%rdi){%k1}\n"
+    "	vmovdqu8 %ymm16, -32(%rdi,%rcx){%k1}\n"
     "	ret\n"
-    "9:	lea	-65(%rdx), %rcx\n"
+    /* Longer, or not READY, or the cases off: 65-128 B where a span is on
+     * (n - 65 below it, unsigned, so the test holds whatever
+     * pci_preload_own_below reads at the same moment), else on. */
+    "	.p2align 6\n"
+    "2:	lea	-65(%rdx), %rcx\n"
+    "	cmp	pci_preload_evex_span(%rip), %rcx\n"
+    "	jb	5f\n"
     "	cmp	pci_preload_long_span(%rip), %rcx\n"
     "	jb	8f\n"
     PCI_ASM_PASS_ON
+    /* 0-64 B where s's first 32 bytes reach the next page (s more than
+     * 4064 bytes into its page), in a line of its own, without a branch:
+     * k1 holds the top min(n, 32) bits, and the stores go to s + n - 32
+     * and to s + min(n, 32) - 32. From 32 B that is [s + n - 32, s + n)
+     * and [s, s + 32), all the caller's; below, the 32 bytes ending at
+     * s + n twice, whose masked-off bytes [s + n - 32, s) lie in s's own
+     * page. ymm16 holds the byte (the head), so esi is free. */
+    "	.p2align 6\n"
+    "7:	mov	$32, %ecx\n"
+    "	cmp	%ecx, %edx\n"
+    "	cmovb	%edx, %ecx\n"
+    "	lea	-32(%rdi,%rdx), %rdx\n"
+    "	lea	-32(%rdi,%rcx), %r8\n"
+    "	sub	$32, %ecx\n"
+    "	neg	%ecx\n"
+    "	mov	$-1, %esi\n"
+    "	bzhi	%ecx, %esi, %ecx\n"
+    "	not	%ecx\n"
+    "	kmovd	%ecx, %k1\n"
+    "	vmovdqu8 %ymm16, (%rdx){%k1}\n"
+    "	vmovdqu8 %ymm16, (%r8){%k1}\n"
+    "	ret\n"
     /* 65-128 B with the 64-byte store: at s and s + n - 64. Four 32-byte
      * stores instead measured 1.06-1.15 of the C library's time at 80-112 B
-     * under glibc 2.36, against 0.92-0.96 for these two. */
+     * under glibc 2.36 on this CPU, against 0.92-0.96 for these two. */
     "	.p2align 6\n"
     "8:	vpbroadcastb %esi, %zmm16\n"
     "	vmovdqu64 %zmm16, (%rdi)\n"
     "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
     "	ret\n"
-    /* 65-128 B with the 256-bit stores: at s, s + 32, s + n - 64 and
-     * s + n - 32. */
-    "5:	vmovdqu64 %ymm16, (%rdi)\n"
+    /* 65-128 B with 32-byte stores, where a 512-bit one lowers the clock:
+     * at s, s + 32, s + n - 64 and s + n - 32. */
+    "5:	vpbroadcastb %esi, %ymm16\n"
+    "	vmovdqu64 %ymm16, (%rdi)\n"
     "	vmovdqu64 %ymm16, 32(%rdi)\n"
     "	vmovdqu64 %ymm16, -64(%rdi,%rdx)\n"
     "	vmovdqu64 %ymm16, -32(%rdi,%rdx)\n"
-    "	ret\n"
-    /* 0-31 B with the 256-bit stores: k1 holds the low n bits of 32; near
-     * a page's end, as in the head, the 32 bytes ending at s + n under the
-     * mask of their top n bits (at 4:, in a line of its own). */
-    "	.p2align 6\n"
-    "6:	mov	%edi, %ecx\n"
-    "	and	$4095, %ecx\n"
-    "	cmp	$4064, %ecx\n"
-    "	ja	4f\n"
-    "	mov	$-1, %ecx\n"
-    "	bzhi	%edx, %ecx, %ecx\n"
-    "	kmovd	%ecx, %k1\n"
-    "	vmovdqu8 %ymm16, (%rdi){%k1}\n"
-    "	ret\n"
-    "	.p2align 6\n"
-    "4:	lea	-32(%rdi,%rdx), %r8\n"
-    "	mov	$32, %ecx\n"
-    "	sub	%edx, %ecx\n"
-    "	mov	$-1, %edx\n"
-    "	bzhi	%ecx, %edx, %ecx\n"
-    "	not	%ecx\n"
-    "	kmovd	%ecx, %k1\n"
-    "	vmovdqu8 %ymm16, (%r8){%k1}\n"
     "	ret\n"
     PCI_ASM_ENTRY_END);
 

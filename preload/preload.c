@@ -76,13 +76,13 @@ _Atomic size_t pci_preload_fast_min;
 /* Set last, and only when READY and not counting (entry.h); the second
  * after the first, and only where the CPU runs the AVX-512 store; the
  * third (AVX2 from 32 B) only where it runs AVX2, so its order does not
- * matter; the copies' spans and the AVX-512 copy's 256-bit limit are
- * tested so that any order is safe (entry_x86_64_v3.c, _v4.c). */
+ * matter; the copies' spans are tested so that any order is safe
+ * (entry_x86_64_v3.c, _v4.c). */
 _Atomic size_t pci_preload_own_below;
 _Atomic size_t pci_preload_vec_below;
 _Atomic size_t pci_preload_ymm_from = SIZE_MAX;
 _Atomic size_t pci_preload_long_span;
-_Atomic size_t pci_preload_evex_below;
+_Atomic size_t pci_preload_evex_span;
 
 /* From this length a call about to go through pageclear first asks the
  * kernel whether the page of its middle byte is resident (mincore, one
@@ -278,16 +278,13 @@ static void own_stores(void)
     if (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX512) {
         if (!pci_preload_short_evex256(&cpu))
             return; /* its cases would fault: every call goes on */
-        /* The 64-byte store where it keeps the clock (and is not turned
-         * off), else the 256-bit stores. */
-        if (avx512) {
-            atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
-                                  memory_order_relaxed);
-            atomic_store_explicit(&pci_preload_long_span, 64, memory_order_relaxed);
-        } else {
-            atomic_store_explicit(&pci_preload_evex_below, 2 * PCI_PRELOAD_OWN_MAX + 1,
-                                  memory_order_relaxed);
-        }
+        /* 0-64 B in 256-bit stores on all of them; 65-128 B in 64-byte
+         * stores where they keep the clock (and are not turned off), else
+         * in 256-bit ones. */
+        atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
+                              memory_order_relaxed);
+        atomic_store_explicit(avx512 ? &pci_preload_long_span : &pci_preload_evex_span, 64,
+                              memory_order_relaxed);
         return;
     }
     int v3 = (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) != 0;
