@@ -39,8 +39,8 @@ import sys
 # cannot run falls back to the one it can (the ratios then repeat). "v3"
 # is the preload's copy for the AVX2 CPUs (its own entry, beside the
 # preload), its AVX2 case on as in "avx2"; "v4" the copy for the AVX-512
-# CPUs, as it chooses on this CPU, and "v4evex" its 256-bit stores (those
-# of the AVX-512 CPUs before AVX-VNNI).
+# CPUs, as it chooses on this CPU, and "v4evex" with 256-bit stores for
+# 65-128 B too (as on the AVX-512 CPUs before AVX-VNNI).
 PATHS = {
     "entry": {},
     "baseline": {"PAGECLEAR_PRELOAD_AVX512": "0"},
