@@ -109,45 +109,6 @@ void *pci_preload_memset(void *s, int c, size_t n);
     "	cmp	pci_preload_own_below(%rip), %rdx\n"                                              \
     "	jae	2f\n"
 
-/* AVX-512 (BW) and BMI2, 0-64 B: k1 holds the low n bits of 64; the
- * store writes the bytes it selects, and a masked-off byte is neither
- * written nor faulted on. zmm16 needs no vzeroupper (the SSE/AVX
- * transition involves zmm0-15 only). But a masked store whose masked-off
- * bytes lie in a page that is not mapped costs a microcode assist: a call
- * of 1-48 B ending at a PROT_NONE page measured 103-140 ns against 2.4-3.3
- * ns for the C library's own, which checks for this too. So a call whose
- * 64 bytes from s would reach the next page (s more than 4096 - 64 into
- * its page: x86-64 pages are 4 KiB or multiples of it) stores at 7:
- * (PCI_ASM_AVX512_END) instead. Unlabelled: entry_x86_64.c labels it.
- * (entry_x86_64_v4.c stores these calls in two 32-byte halves instead,
- * and checks 32 bytes from s.) */
-#define PCI_ASM_AVX512_0_64                                                                    \
-    "	mov	%edi, %ecx\n"                                                                      \
-    "	and	$4095, %ecx\n"                                                                     \
-    "	vpbroadcastb %esi, %zmm16\n"                                                           \
-    "	cmp	$4032, %ecx\n"                                                                     \
-    "	ja	7f\n"                                                                              \
-    "	mov	$-1, %rcx\n"                                                                       \
-    "	bzhi	%rdx, %rcx, %rcx\n"                                                              \
-    "	kmovq	%rcx, %k1\n"                                                                    \
-    "	vmovdqu8 %zmm16, (%rdi){%k1}\n"                                                        \
-    "	ret\n"
-
-/* At 7:, near a page's end: the 64 bytes ending at s + n, under the mask
- * of their top n bits. The masked-off bytes, [s + n - 64, s), lie in s's
- * own page (s is more than 64 bytes into it); the stored ones are the
- * caller's. zmm16 holds the byte (PCI_ASM_AVX512_0_64). */
-#define PCI_ASM_AVX512_END                                                                     \
-    "7:	lea	-64(%rdi,%rdx), %r8\n"                                                            \
-    "	mov	$64, %ecx\n"                                                                       \
-    "	sub	%edx, %ecx\n"                                                                      \
-    "	mov	$-1, %rdx\n"                                                                       \
-    "	bzhi	%rcx, %rdx, %rcx\n"                                                              \
-    "	not	%rcx\n"                                                                           \
-    "	kmovq	%rcx, %k1\n"                                                                    \
-    "	vmovdqu8 %zmm16, (%r8){%k1}\n"                                                         \
-    "	ret\n"
-
 /* Calls the entry does not store (longer, not READY, or its stores off):
  * the C library's memset below the threshold, as a tail jump, and
  * everything else pci_preload_set. No vector instruction, so any CPU

@@ -97,19 +97,48 @@ __asm__(
     "	.p2align 6\n"
     PCI_ASM_0_3
     PCI_ASM_4_15
-    /* AVX-512 (BW) and BMI2, 0-64 B: one masked store (entry.h). Its
-     * common case starts a 64-byte line, so that it sits inside one:
-     * placed after another 32-byte block instead, it crossed a line and
-     * measured 1.12-1.29 of the C library's time at 1-48 B, against
+    /* AVX-512 (BW) and BMI2, 0-64 B: one masked store; k1 holds the low
+     * n bits of 64. The store writes the bytes it selects, and a
+     * masked-off byte is neither written nor faulted on. zmm16 needs no
+     * vzeroupper (the SSE/AVX transition involves zmm0-15 only). But a
+     * masked store whose masked-off bytes lie in a page that is not
+     * mapped costs a microcode assist: a call of 1-48 B ending at a
+     * PROT_NONE page measured 103-140 ns against 2.4-3.3 ns for the C
+     * library's own, which checks for this too. So a call whose 64 bytes
+     * from s would reach the next page (s more than 4096 - 64 into its
+     * page: x86-64 pages are 4 KiB or multiples of it) stores at 7:
+     * instead. This case starts a 64-byte line, so that it sits inside
+     * one: placed after another 32-byte block instead, it crossed a line
+     * and measured 1.12-1.29 of the C library's time at 1-48 B, against
      * 0.97-1.02 inside one. */
     "	.p2align 6\n"
-    "4:" PCI_ASM_AVX512_0_64
-    /* Near a page's end (entry.h). At a page's end before a PROT_NONE
-     * page (calls.c, second table) it measured 0.90-1.12 of the C
-     * library's time at 1-56 B (2.36) and 0.98-1.03 (2.41); going back to
-     * the baseline cases from here measured the same there and moved the
-     * other cases' code (docs/preload-short-calls.md). */
-    PCI_ASM_AVX512_END
+    "4:	mov	%edi, %ecx\n"
+    "	and	$4095, %ecx\n"
+    "	vpbroadcastb %esi, %zmm16\n"
+    "	cmp	$4032, %ecx\n"
+    "	ja	7f\n"
+    "	mov	$-1, %rcx\n"
+    "	bzhi	%rdx, %rcx, %rcx\n"
+    "	kmovq	%rcx, %k1\n"
+    "	vmovdqu8 %zmm16, (%rdi){%k1}\n"
+    "	ret\n"
+    /* Near a page's end: the 64 bytes ending at s + n, under the mask of
+     * their top n bits. The masked-off bytes, [s + n - 64, s), lie in
+     * s's own page (s is more than 64 bytes into it); the stored ones are
+     * the caller's. At a page's end before a PROT_NONE page (calls.c,
+     * second table) it measured 0.90-1.12 of the C library's time at
+     * 1-56 B (2.36) and 0.98-1.03 (2.41); going back to the baseline cases
+     * from here measured the same there and moved the other cases' code
+     * (docs/preload-short-calls.md). */
+    "7:	lea	-64(%rdi,%rdx), %r8\n"
+    "	mov	$64, %ecx\n"
+    "	sub	%edx, %ecx\n"
+    "	mov	$-1, %rdx\n"
+    "	bzhi	%rcx, %rdx, %rcx\n"
+    "	not	%rcx\n"
+    "	kmovq	%rcx, %k1\n"
+    "	vmovdqu8 %zmm16, (%r8){%k1}\n"
+    "	ret\n"
     /* AVX2, 32-64 B: 32-byte stores at s and s + n - 32, then
      * vzeroupper (ymm0's upper half would otherwise slow the caller's
      * next SSE code), as the C library's AVX2 memset does. vzeroupper

@@ -63,7 +63,7 @@ __asm__(
      * does (sent to 7: it measured 1.16-1.26 of that case's time); below
      * 32 B the same masked store twice at s. A masked store whose
      * masked-off bytes fall in a page that is not mapped costs a
-     * microcode assist (entry.h), so a call whose first 32 bytes would
+     * microcode assist (entry_x86_64.c), so a call whose first 32 bytes would
      * reach the next 4 KiB page (bit 12 of s + 31 differs from s's)
      * stores at 7: instead. */
     "	sbb	%ecx, %ecx\n"
