@@ -30,6 +30,7 @@ built for transactions; docs/preload-short-calls.md).
 import argparse
 import os
 import pathlib
+import shutil
 import statistics
 import subprocess
 import sys
@@ -152,6 +153,11 @@ def main():
     for p in args.paths:
         if p in COPIES and not (args.preload.parent / COPIES[p]).is_file():
             ap.error(f"--paths {p}: no {COPIES[p]} beside {args.preload} (an x86-64 build has it)")
+    # Checked before the first run: a wrong path found only at the second
+    # C library would cost the minutes of the first one's columns.
+    for g in args.glibc:
+        if shutil.which(g) is None:
+            ap.error(f"--glibc {g}: no such command")
 
     cols = columns(args)
     labels = [c[0] for c in cols]

@@ -278,6 +278,10 @@ calls)
         { bad "preload_calls.py: not two tables of two rows"; cat "$tmp/tables.out"; }
     python3 "$tables" --calls "$calls" --preload "$preload" --paths nosuch 8 > /dev/null 2>&1
     [ $? -eq 2 ] || bad "preload_calls.py --paths nosuch: not exit 2"
+    python3 "$tables" --calls "$calls" --preload "$preload" --glibc "$tmp/nosuch.sh" 8 \
+        > "$tmp/glibc.out" 2>&1
+    [ $? -eq 2 ] && grep -q "no such command" "$tmp/glibc.out" ||
+        { bad "preload_calls.py --glibc nosuch: not exit 2 with a message"; cat "$tmp/glibc.out"; }
     # The copies for the AVX2 and AVX-512 CPUs as columns of their own,
     # where they are built.
     if [ -f "$(dirname "$preload")/glibc-hwcaps/x86-64-v3/libpageclear-preload.so" ]; then
