@@ -12,10 +12,12 @@ that a drift of the shared machine meets every column alike; a cell is the
 median of the runs' ratios, with the lowest and highest of them. Cache
 state: the same 64 KiB extent repeated (warm), and in the second table
 the last bytes of a page before a PROT_NONE page (the same bytes every
-call). Above 1: the preload is slower.
+call). Above 1: the preload is slower. The column "none" runs without
+the preload, the C library's memset on both sides: how far from 1 a cell
+strays on this machine with nothing to find.
 
   scripts/preload_calls.py [--build DIR] [--runs N] [--rounds R]
-      [--paths entry,baseline,avx2,sse2,v3,v4,v4evex] [--glibc CMD]... [--tunables T]...
+      [--paths none,entry,baseline,avx2,sse2,v3,v4,v4evex] [--glibc CMD]... [--tunables T]...
       [SIZE...]
 
 --glibc CMD runs each column under CMD as well (a wrapper that starts a
@@ -41,8 +43,12 @@ import sys
 # is the preload's copy for the AVX2 CPUs (its own entry, beside the
 # preload), its AVX2 case on as in "avx2"; "v4" the copy for the AVX-512
 # CPUs, as it chooses on this CPU, and "v4evex" with 256-bit stores for
-# 65-128 B too (as on the AVX-512 CPUs before AVX-VNNI).
+# 65-128 B too (as on the AVX-512 CPUs before AVX-VNNI). "none" runs
+# without the preload: both sides are then the C library's memset, one
+# through the PLT and one through a pointer, and its ratios are the noise
+# a column's cells sit in on this machine.
 PATHS = {
+    "none": {},
     "entry": {},
     "baseline": {"PAGECLEAR_PRELOAD_AVX512": "0"},
     "avx2": {"PAGECLEAR_PRELOAD_AVX512": "0", "PAGECLEAR_PRELOAD_AVX2": "1"},
@@ -82,18 +88,23 @@ def columns(args):
                 if t:
                     env["GLIBC_TUNABLES"] = t
                 lib = args.preload.parent / COPIES[p] if p in COPIES else args.preload
+                if p == "none":
+                    lib = None
                 cols.append((label, env, prefix, lib))
     return cols
 
 
 def run(calls, preload, rounds, sizes, env, prefix):
     e = {k: v for k, v in os.environ.items() if not k.startswith("PAGECLEAR_")}
-    e.update(env, LD_PRELOAD=str(preload))
+    e.update(env)
+    e.pop("LD_PRELOAD", None)
+    if preload is not None:
+        e["LD_PRELOAD"] = str(preload)
     cmd = prefix + [str(calls), str(rounds)] + [str(s) for s in sizes]
     r = subprocess.run(cmd, env=e, capture_output=True, text=True, check=False)
-    if r.returncode != 0 or "a preload's" not in r.stdout:
+    if r.returncode != 0 or ("a preload's" if preload else "no preload") not in r.stdout:
         sys.exit(f"preload_calls.py: {' '.join(cmd)} (exit {r.returncode}):\n{r.stdout}{r.stderr}")
-    return parse(r.stdout)
+    return parse(r.stdout), "no preload" in r.stdout
 
 
 def cell(xs):
@@ -162,13 +173,21 @@ def main():
     cols = columns(args)
     labels = [c[0] for c in cols]
     results = {lab: {} for lab in labels}
+    bare = set()
     for _ in range(args.runs):
         for label, env, prefix, lib in cols:
-            for key, ratio in run(calls, lib, args.rounds, sizes, env, prefix).items():
+            ratios, no_preload = run(calls, lib, args.rounds, sizes, env, prefix)
+            if no_preload:
+                bare.add(label)
+            for key, ratio in ratios.items():
                 results[label].setdefault(key, []).append(ratio)
 
     print(f"# {cpu_name()}; preload_calls, {args.rounds} rounds a process, "
           f"{args.runs} processes a column; time through the preload / the C library's own")
+    if bare:
+        # As preload_calls reported it, not as asked: the noise columns.
+        print("# without the preload (the C library on both sides): "
+              + ", ".join(lab for lab in labels if lab in bare))
     print("\nCalls over a 64 KiB extent (warm):\n")
     print(table(results, labels, 0, sizes))
     print("\nEach call on a page's last bytes, before a PROT_NONE page (the same bytes):\n")

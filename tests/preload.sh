@@ -278,6 +278,13 @@ calls)
         { bad "preload_calls.py: not two tables of two rows"; cat "$tmp/tables.out"; }
     python3 "$tables" --calls "$calls" --preload "$preload" --paths nosuch 8 > /dev/null 2>&1
     [ $? -eq 2 ] || bad "preload_calls.py --paths nosuch: not exit 2"
+    # "none": the C library's memset on both sides, so the tool must have
+    # run it without the preload (preload_calls says which it saw).
+    python3 "$tables" --calls "$calls" --preload "$preload" --runs 1 --rounds 1 \
+        --paths none 8 > "$tmp/none.out" 2>&1 &&
+        grep -q '^# without the preload (the C library on both sides): none$' "$tmp/none.out" &&
+        [ "$(grep -cE '^\| 8 B \| [0-9.]+ \([0-9.-]+\) \|$' "$tmp/none.out")" = 2 ] ||
+        { bad "preload_calls.py --paths none"; cat "$tmp/none.out"; }
     python3 "$tables" --calls "$calls" --preload "$preload" --glibc "$tmp/nosuch.sh" 8 \
         > "$tmp/glibc.out" 2>&1
     [ $? -eq 2 ] && grep -q "no such command" "$tmp/glibc.out" ||
