@@ -44,9 +44,9 @@ import sys
 # preload), its AVX2 case on as in "avx2"; "v4" the copy for the AVX-512
 # CPUs, as it chooses on this CPU, and "v4evex" with 256-bit stores for
 # 65-128 B too (as on the AVX-512 CPUs before AVX-VNNI). "none" runs
-# without the preload: both sides are then the C library's memset, one
-# through the PLT and one through a pointer, and its ratios are the noise
-# a column's cells sit in on this machine.
+# without the preload: both pointers preload_calls times are then the C
+# library's memset, and its ratios are the noise a column's cells sit in
+# on this machine.
 PATHS = {
     "none": {},
     "entry": {},
