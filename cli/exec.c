@@ -18,6 +18,7 @@
 #include "args.h"
 #include "commands.h"
 #include "exec.h"
+#include "exec_elf.h"
 
 void cli_exec_usage(FILE *f)
 {
@@ -125,7 +126,8 @@ static const char *resolve(const char *cmd, char *buf, size_t n)
     return NULL;
 }
 
-/* 0 if CMD can run under the preload, else CLI_EXIT_USAGE after a message. */
+/* 0 if CMD can run under the preload, else CLI_EXIT_USAGE after a message:
+ * not found, set-user-ID, static, or of another machine (exec_elf.c). */
 static int check_cmd(const char *cmd)
 {
     char buf[4096];
@@ -142,7 +144,19 @@ static int check_cmd(const char *cmd)
                   "LD_PRELOAD for it, so pageclear cannot apply", path);
         return CLI_EXIT_USAGE;
     }
-    return 0;
+    switch (cli_elf_kind_of(path)) {
+    case CLI_ELF_STATIC:
+        cli_error("exec: %s is statically linked: no dynamic loader runs for it to read "
+                  "LD_PRELOAD, so pageclear cannot apply", path);
+        return CLI_EXIT_USAGE;
+    case CLI_ELF_FOREIGN:
+        cli_error("exec: %s is built for another word size or architecture than the "
+                  "preload library: its dynamic loader cannot load it, so pageclear "
+                  "cannot apply", path);
+        return CLI_EXIT_USAGE;
+    default:
+        return 0; /* dynamic, or a script (its interpreter is checked by the loader) */
+    }
 }
 
 /* The options before "--" (or before the first operand). 0, or an exit

@@ -174,6 +174,39 @@ exec)
     "$bin" exec -- "$tmp/suid" env > /dev/null 2> "$tmp/e.err"
     rc=$?
     [ "$rc" -eq 2 ] && grep -q "set-user-ID" "$tmp/e.err" || bad "exec, setuid: exit $rc"
+    # No dynamic loader, or one that cannot load the preload: refused, said
+    # (cli/exec_elf.c). Copies of the target with its PT_INTERP header made
+    # PT_NULL (as a static program has none), and with another machine.
+    python3 - "$target" "$tmp" <<'PY' || bad "exec: could not make the static and foreign copies"
+import struct, sys
+src, tmp = sys.argv[1], sys.argv[2]
+b = bytearray(open(src, "rb").read())
+assert b[:4] == b"\x7fELF" and b[4] == 2 and b[5] == 1, "a 64-bit little-endian ELF"
+phoff, = struct.unpack_from("<Q", b, 32)
+phentsize, phnum = struct.unpack_from("<HH", b, 54)
+st = bytearray(b)
+for i in range(phnum):
+    if struct.unpack_from("<I", st, phoff + i * phentsize)[0] == 3:  # PT_INTERP
+        struct.pack_into("<I", st, phoff + i * phentsize, 0)
+fo = bytearray(b)
+machine, = struct.unpack_from("<H", fo, 18)
+struct.pack_into("<H", fo, 18, 62 if machine != 62 else 183)  # x86-64 <-> AArch64
+for name, data in (("static", st), ("foreign", fo)):
+    with open(f"{tmp}/{name}", "wb") as f:
+        f.write(data)
+PY
+    chmod 755 "$tmp/static" "$tmp/foreign"
+    "$bin" exec -- "$tmp/static" env > /dev/null 2> "$tmp/e.err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "statically linked" "$tmp/e.err" || bad "exec, static: exit $rc"
+    "$bin" exec -- "$tmp/foreign" env > /dev/null 2> "$tmp/e.err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "another word size or architecture" "$tmp/e.err" ||
+        bad "exec, another machine: exit $rc"
+    # A script: its interpreter gets the preload.
+    printf '#!/bin/sh\nprintf "%%s" "$LD_PRELOAD"\n' > "$tmp/script" && chmod 755 "$tmp/script"
+    out=$("$bin" exec -- "$tmp/script")
+    [ "$out" = "$preload" ] || bad "exec, a script: $out"
     ;;
 hwcaps)
     # The copies the dynamic loader chooses among by CPU for a preload

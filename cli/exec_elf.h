@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * exec_elf.h - whether the dynamic loader will read LD_PRELOAD for a
+ * program: `pageclear exec` refuses one it would not (cli/exec.c).
+ */
+#ifndef PAGECLEAR_CLI_EXEC_ELF_H
+#define PAGECLEAR_CLI_EXEC_ELF_H
+
+#include <stddef.h>
+
+/* Bytes of a program's start that cli_elf_kind looks at: its header and
+ * program headers lie there in every linker's output (right after the
+ * 64-byte header). */
+#define CLI_ELF_HEAD 65536
+
+enum cli_elf_kind {
+    CLI_ELF_UNKNOWN, /* not ELF (a script: its interpreter gets the preload),
+                        or not read far enough or malformed: left to execve */
+    CLI_ELF_DYNAMIC, /* an ELF of the preload's word size and architecture
+                        with an interpreter: the loader reads LD_PRELOAD */
+    CLI_ELF_STATIC,  /* no interpreter (static or static-pie): no loader */
+    CLI_ELF_FOREIGN, /* another word size or architecture (a 32-bit program):
+                        its loader cannot load the preload */
+};
+
+/* What the first len bytes of a program (buf, at most CLI_ELF_HEAD of them
+ * are read) say it is. Reads nothing outside [buf, buf + len). */
+enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len);
+
+/* The same for the file at path; CLI_ELF_UNKNOWN if it cannot be read. */
+enum cli_elf_kind cli_elf_kind_of(const char *path);
+
+#endif

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * test_exec_elf.c - how `pageclear exec` reads a program before running it
+ * under the preload (cli/exec_elf.c): built headers of each kind (with an
+ * interpreter, static, another class, machine or byte order, not ELF,
+ * cut short, program headers out of range), the same as files, this very
+ * program, and a seeded fuzz of mutated headers in buffers of exactly
+ * their length, so the sanitizers catch a read past one. libFuzzer with
+ * clang (-DPC_FUZZ=ON) runs the same target.
+ */
+#include <elf.h>
+#include <fcntl.h>
+
+#include "../cli/exec_elf.h"
+#include "harness.h"
+
+#if defined(__x86_64__)
+#define NATIVE_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_MACHINE EM_AARCH64
+#endif
+
+/* The invariant on any input: one of the four kinds, and the result does
+ * not depend on bytes past CLI_ELF_HEAD. */
+static enum cli_elf_kind kind_exact(const unsigned char *data, size_t len)
+{
+    unsigned char *exact = malloc(len ? len : 1);
+    CHECK(exact != NULL);
+    if (len)
+        memcpy(exact, data, len);
+    enum cli_elf_kind k = cli_elf_kind(exact, len);
+    free(exact);
+    CHECK(k == CLI_ELF_UNKNOWN || k == CLI_ELF_DYNAMIC || k == CLI_ELF_STATIC ||
+          k == CLI_ELF_FOREIGN);
+    return k;
+}
+
+#ifdef PC_LIBFUZZER
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+    kind_exact(data, len);
+    return 0;
+}
+#else
+
+static void put(unsigned char *p, uint64_t v, int bytes, int le)
+{
+    for (int i = 0; i < bytes; i++)
+        p[le ? i : bytes - 1 - i] = (unsigned char)(v >> (8 * i));
+}
+
+struct shape {
+    int is64, le, machine, type, phnum;
+    int interp; /* index of the PT_INTERP header, or -1 */
+};
+
+/* An ELF header and phnum program headers right after it (PT_LOAD but
+ * the one at interp); returns the length. */
+static size_t make(unsigned char *b, struct shape s)
+{
+    size_t eh = s.is64 ? 64 : 52, ph = s.is64 ? 56 : 32;
+    memset(b, 0, eh + (size_t)s.phnum * ph);
+    memcpy(b, ELFMAG, SELFMAG);
+    b[EI_CLASS] = s.is64 ? ELFCLASS64 : ELFCLASS32;
+    b[EI_DATA] = s.le ? ELFDATA2LSB : ELFDATA2MSB;
+    b[EI_VERSION] = EV_CURRENT;
+    put(b + 16, (uint64_t)s.type, 2, s.le);
+    put(b + 18, (uint64_t)s.machine, 2, s.le);
+    put(b + (s.is64 ? 32 : 28), eh, s.is64 ? 8 : 4, s.le); /* e_phoff */
+    put(b + (s.is64 ? 52 : 40), eh, 2, s.le);              /* e_ehsize */
+    put(b + (s.is64 ? 54 : 42), ph, 2, s.le);              /* e_phentsize */
+    put(b + (s.is64 ? 56 : 44), (uint64_t)s.phnum, 2, s.le);
+    for (int i = 0; i < s.phnum; i++)
+        put(b + eh + (size_t)i * ph, i == s.interp ? PT_INTERP : PT_LOAD, 4, s.le);
+    return eh + (size_t)s.phnum * ph;
+}
+
+static void built(void)
+{
+    static unsigned char b[4096];
+#ifdef NATIVE_MACHINE
+    const int m = NATIVE_MACHINE, other = m == EM_X86_64 ? EM_AARCH64 : EM_X86_64;
+    struct shape dyn = {1, 1, m, ET_DYN, 9, 1};
+    size_t n = make(b, dyn);
+    CHECK_EQ(kind_exact(b, n), CLI_ELF_DYNAMIC);
+    CHECK_EQ(kind_exact(b, n + 100), CLI_ELF_DYNAMIC); /* bytes after: no matter */
+    struct shape exe = dyn;
+    exe.type = ET_EXEC;
+    exe.interp = 8; /* the last header */
+    CHECK_EQ(kind_exact(b, make(b, exe)), CLI_ELF_DYNAMIC);
+    /* no PT_INTERP: static (or static-pie), on any machine */
+    struct shape st = dyn;
+    st.interp = -1;
+    CHECK_EQ(kind_exact(b, make(b, st)), CLI_ELF_STATIC);
+    st.machine = other;
+    CHECK_EQ(kind_exact(b, make(b, st)), CLI_ELF_STATIC);
+    /* an interpreter, but not the preload's kind: another machine, a
+     * 32-bit program, the other byte order */
+    struct shape f = dyn;
+    f.machine = other;
+    CHECK_EQ(kind_exact(b, make(b, f)), CLI_ELF_FOREIGN);
+    f = dyn;
+    f.is64 = 0;
+    f.machine = m == EM_X86_64 ? EM_386 : EM_ARM;
+    CHECK_EQ(kind_exact(b, make(b, f)), CLI_ELF_FOREIGN);
+    f = dyn;
+    f.le = 0;
+    CHECK_EQ(kind_exact(b, make(b, f)), CLI_ELF_FOREIGN);
+    /* not a program execve runs: left to it */
+    struct shape rel = dyn;
+    rel.type = ET_REL;
+    CHECK_EQ(kind_exact(b, make(b, rel)), CLI_ELF_UNKNOWN);
+    /* cut anywhere before the last program header is whole: unknown,
+     * even past the interpreter's (the second) */
+    n = make(b, dyn);
+    for (size_t cut = 0; cut < n; cut++)
+        CHECK_EQ(kind_exact(b, cut), CLI_ELF_UNKNOWN);
+    CHECK_EQ(kind_exact(b, n), CLI_ELF_DYNAMIC);
+    /* program headers out of range, of the wrong size, none, PN_XNUM */
+    make(b, dyn);
+    put(b + 32, 4000, 8, 1);
+    CHECK_EQ(kind_exact(b, n), CLI_ELF_UNKNOWN);
+    put(b + 32, UINT64_MAX - 8, 8, 1); /* offset + size would wrap */
+    CHECK_EQ(kind_exact(b, n), CLI_ELF_UNKNOWN);
+    make(b, dyn);
+    put(b + 54, 64, 2, 1);
+    CHECK_EQ(kind_exact(b, sizeof(b)), CLI_ELF_UNKNOWN);
+    make(b, dyn);
+    put(b + 56, 0, 2, 1);
+    CHECK_EQ(kind_exact(b, n), CLI_ELF_UNKNOWN);
+    put(b + 56, PN_XNUM, 2, 1);
+    CHECK_EQ(kind_exact(b, sizeof(b)), CLI_ELF_UNKNOWN);
+#endif
+    /* not ELF: a script, text, nothing; a bad class or byte order */
+    CHECK_EQ(kind_exact((const unsigned char *)"#!/bin/sh\nexit 0\n", 17), CLI_ELF_UNKNOWN);
+    CHECK_EQ(kind_exact((const unsigned char *)"", 0), CLI_ELF_UNKNOWN);
+    CHECK_EQ(kind_exact((const unsigned char *)"\177ELF", 4), CLI_ELF_UNKNOWN);
+    struct shape bad = {1, 1, 62, ET_DYN, 2, 0};
+    size_t k = make(b, bad);
+    b[EI_CLASS] = 3;
+    CHECK_EQ(kind_exact(b, k), CLI_ELF_UNKNOWN);
+    make(b, bad);
+    b[EI_DATA] = 0;
+    CHECK_EQ(kind_exact(b, k), CLI_ELF_UNKNOWN);
+}
+
+/* The same read from files, and this program, which the dynamic loader
+ * started (qemu-user shows the guest program as /proc/self/exe). */
+static void files(void)
+{
+    char dir[] = "/tmp/pc-elf-XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL);
+    static unsigned char b[4096];
+    size_t n = 0;
+#ifdef NATIVE_MACHINE
+    struct shape st = {1, 1, NATIVE_MACHINE, ET_DYN, 3, -1};
+    n = make(b, st);
+#endif
+    snprintf(path, sizeof(path), "%s/prog", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+    CHECK(fd >= 0);
+    CHECK(write(fd, b, n) == (ssize_t)n);
+    close(fd);
+#ifdef NATIVE_MACHINE
+    CHECK_EQ(cli_elf_kind_of(path), CLI_ELF_STATIC);
+    CHECK_EQ(cli_elf_kind_of("/proc/self/exe"), CLI_ELF_DYNAMIC);
+#endif
+    CHECK_EQ(cli_elf_kind_of("/nonexistent/prog"), CLI_ELF_UNKNOWN);
+    CHECK_EQ(cli_elf_kind_of(dir), CLI_ELF_UNKNOWN); /* a directory reads nothing */
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Mutations of built headers: a byte, a field set to a random value, a
+ * random length. */
+static void fuzz(unsigned long iters)
+{
+    static unsigned char b[2048];
+    uint64_t seed = 0x243f6a8885a308d3ULL;
+    int seen[4] = {0};
+    for (unsigned long it = 0; it < iters; it++) {
+        struct shape s = {(int)(rng_next(&seed) % 2), (int)(rng_next(&seed) % 4 != 0),
+                          (int)(rng_next(&seed) % 2 ? 62 : 183), ET_DYN,
+                          (int)(rng_next(&seed) % 12),
+                          (int)(rng_next(&seed) % 14) - 1};
+        size_t n = make(b, s);
+        uint64_t how = rng_next(&seed) % 4;
+        if (how == 1)
+            b[rng_next(&seed) % (n + 1)] = (unsigned char)rng_next(&seed);
+        else if (how == 2)
+            put(b + 16 + rng_next(&seed) % 40, rng_next(&seed), 2, 1);
+        else if (how == 3)
+            n = rng_next(&seed) % sizeof(b);
+        seen[kind_exact(b, n)]++;
+    }
+    /* the driver must reach every kind, or it tests refusals only */
+    for (int k = 0; k < 4; k++)
+        CHECK(seen[k] > 0);
+    printf("ok: %lu inputs: %d unknown, %d dynamic, %d static, %d foreign\n", iters,
+           seen[CLI_ELF_UNKNOWN], seen[CLI_ELF_DYNAMIC], seen[CLI_ELF_STATIC],
+           seen[CLI_ELF_FOREIGN]);
+}
+
+int main(int argc, char **argv)
+{
+    built();
+    files();
+    fuzz(argc > 1 ? strtoul(argv[1], NULL, 10) : 200000);
+    return 0;
+}
+#endif
