@@ -144,18 +144,25 @@ static int check_cmd(const char *cmd)
                   "LD_PRELOAD for it, so pageclear cannot apply", path);
         return CLI_EXIT_USAGE;
     }
-    switch (cli_elf_kind_of(path)) {
+    char judged[4096];
+    enum cli_elf_kind kind = cli_elf_kind_of(path, judged, sizeof(judged));
+    /* For a script, the interpreter its #! line names is what the kernel
+     * runs and what the loader would run for. */
+    int script = strcmp(judged, path) != 0;
+    const char *who = script ? path : "";
+    const char *its = script ? ": its interpreter " : "";
+    switch (kind) {
     case CLI_ELF_STATIC:
-        cli_error("exec: %s is statically linked: no dynamic loader runs for it to read "
-                  "LD_PRELOAD, so pageclear cannot apply", path);
+        cli_error("exec: %s%s%s is statically linked: no dynamic loader runs for it to "
+                  "read LD_PRELOAD, so pageclear cannot apply", who, its, judged);
         return CLI_EXIT_USAGE;
     case CLI_ELF_FOREIGN:
-        cli_error("exec: %s is built for another word size or architecture than the "
+        cli_error("exec: %s%s%s is built for another word size or architecture than the "
                   "preload library: its dynamic loader cannot load it, so pageclear "
-                  "cannot apply", path);
+                  "cannot apply", who, its, judged);
         return CLI_EXIT_USAGE;
     default:
-        return 0; /* dynamic, or a script (its interpreter is checked by the loader) */
+        return 0; /* dynamic, or not read: execve judges */
     }
 }
 

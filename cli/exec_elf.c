@@ -4,13 +4,16 @@
  * whether the dynamic loader will run for it and can load the preload:
  * LD_PRELOAD is read only by the interpreter named in PT_INTERP, and only
  * for a library of the program's own class and machine. `pageclear exec`
- * (cli/exec.c) refuses a program for which it would silently do nothing.
+ * (cli/exec.c) refuses a program for which it would silently do nothing;
+ * for a script, it reads the interpreter the "#!" line names, as the
+ * kernel runs it.
  * The bytes come from a file the user names: every offset and count is
  * checked against len before it is used (fuzzed in tests/test_exec_elf.c).
  */
 #include <elf.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,21 +84,59 @@ enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len)
     return CLI_ELF_STATIC;
 }
 
-enum cli_elf_kind cli_elf_kind_of(const char *path)
+size_t cli_shebang(const unsigned char *buf, size_t len, char *out, size_t n)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* never wait on a FIFO */
-    if (fd < 0)
-        return CLI_ELF_UNKNOWN; /* execute-only: execve will judge */
-    unsigned char *buf = malloc(CLI_ELF_HEAD);
-    size_t len = 0;
-    while (buf != NULL && len < CLI_ELF_HEAD) {
-        ssize_t k = read(fd, buf + len, CLI_ELF_HEAD - len);
-        if (k <= 0)
-            break;
-        len += (size_t)k;
+    if (len < 2 || buf[0] != '#' || buf[1] != '!' || n == 0)
+        return 0;
+    size_t i = 2, k = 0;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t'))
+        i++;
+    for (; i < len && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\0'; i++) {
+        if (k + 1 >= n)
+            return 0;
+        out[k++] = (char)buf[i];
     }
-    close(fd);
-    enum cli_elf_kind kind = buf != NULL ? cli_elf_kind(buf, len) : CLI_ELF_UNKNOWN;
+    out[k] = '\0';
+    return k;
+}
+
+/* The kernel runs a chain of at most five "#!" scripts, each naming the
+ * next, before the program at its end (a sixth script fails with ELOOP;
+ * tried on the 6.18 kernel of the project's test machines), and the check
+ * follows as many. */
+#define PCI_SHEBANG_DEPTH 5
+
+enum cli_elf_kind cli_elf_kind_of(const char *path, char *judged, size_t n)
+{
+    char next[4096];
+    enum cli_elf_kind kind = CLI_ELF_UNKNOWN;
+    if (n == 0)
+        return kind;
+    snprintf(judged, n, "%s", path);
+    unsigned char *buf = malloc(CLI_ELF_HEAD);
+    if (buf == NULL || strlen(path) >= sizeof(next)) {
+        free(buf);
+        return kind;
+    }
+    strcpy(next, path);
+    for (int depth = 0; depth <= PCI_SHEBANG_DEPTH; depth++) {
+        snprintf(judged, n, "%s", next);
+        int fd = open(next, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* never wait on a FIFO */
+        if (fd < 0)
+            break; /* execute-only, or gone: execve will judge */
+        size_t len = 0;
+        while (len < CLI_ELF_HEAD) {
+            ssize_t k = read(fd, buf + len, CLI_ELF_HEAD - len);
+            if (k <= 0)
+                break;
+            len += (size_t)k;
+        }
+        close(fd);
+        if (cli_shebang(buf, len, next, sizeof(next)) == 0) {
+            kind = cli_elf_kind(buf, len);
+            break;
+        }
+    }
     free(buf);
     return kind;
 }

@@ -27,7 +27,16 @@ enum cli_elf_kind {
  * are read) say it is. Reads nothing outside [buf, buf + len). */
 enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len);
 
-/* The same for the file at path; CLI_ELF_UNKNOWN if it cannot be read. */
-enum cli_elf_kind cli_elf_kind_of(const char *path);
+/* The interpreter a "#!" first line among the len bytes at buf names,
+ * into out (NUL-terminated): its length, or 0 if there is no such line,
+ * it names nothing, or the name does not fit in n bytes. */
+size_t cli_shebang(const unsigned char *buf, size_t len, char *out, size_t n);
+
+/* The same as cli_elf_kind for the file at path, or for a script the
+ * interpreter its "#!" line names (as the kernel follows them, up to five
+ * scripts deep): the program the dynamic loader would run for. judged (n bytes)
+ * gets the path of the file the answer is about. CLI_ELF_UNKNOWN if a
+ * file cannot be read or the chain is deeper. */
+enum cli_elf_kind cli_elf_kind_of(const char *path, char *judged, size_t n);
 
 #endif

@@ -203,6 +203,12 @@ PY
     rc=$?
     [ "$rc" -eq 2 ] && grep -q "another word size or architecture" "$tmp/e.err" ||
         bad "exec, another machine: exit $rc"
+    # A script whose interpreter is static: refused, naming both.
+    printf '#!%s\n' "$tmp/static" > "$tmp/sscript" && chmod 755 "$tmp/sscript"
+    "$bin" exec -- "$tmp/sscript" > /dev/null 2> "$tmp/e.err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "sscript: its interpreter .*static is statically linked" "$tmp/e.err" ||
+        bad "exec, a script of a static interpreter: exit $rc"
     # A script: its interpreter gets the preload.
     printf '#!/bin/sh\nprintf "%%s" "$LD_PRELOAD"\n' > "$tmp/script" && chmod 755 "$tmp/script"
     out=$("$bin" exec -- "$tmp/script")

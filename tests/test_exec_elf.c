@@ -3,9 +3,10 @@
  * test_exec_elf.c - how `pageclear exec` reads a program before running it
  * under the preload (cli/exec_elf.c): built headers of each kind (with an
  * interpreter, static, another class, machine or byte order, not ELF,
- * cut short, program headers out of range), the same as files, this very
- * program, and a seeded fuzz of mutated headers in buffers of exactly
- * their length, so the sanitizers catch a read past one. libFuzzer with
+ * cut short, program headers out of range), "#!" lines, the same as files
+ * (scripts followed to their interpreter), this very program, and a
+ * seeded fuzz of mutated headers and lines in buffers of exactly their
+ * length, so the sanitizers catch a read past one. libFuzzer with
  * clang (-DPC_FUZZ=ON) runs the same target.
  */
 #include <elf.h>
@@ -35,11 +36,35 @@ static enum cli_elf_kind kind_exact(const unsigned char *data, size_t len)
     return k;
 }
 
+/* The invariant of the "#!" reader: a length below the room given, the
+ * name NUL-terminated there, without a blank or newline, and made of the
+ * first line's bytes. */
+static size_t shebang_exact(const unsigned char *data, size_t len)
+{
+    unsigned char *exact = malloc(len ? len : 1);
+    CHECK(exact != NULL);
+    if (len)
+        memcpy(exact, data, len);
+    char out[64];
+    memset(out, 'z', sizeof(out));
+    size_t k = cli_shebang(exact, len, out, sizeof(out));
+    CHECK(k < sizeof(out));
+    if (k > 0) {
+        CHECK(out[k] == '\0' && strlen(out) == k);
+        CHECK(strpbrk(out, " \t\n") == NULL);
+        CHECK(len >= 2 && exact[0] == '#' && exact[1] == '!');
+        CHECK(memmem(exact, len, out, k) != NULL);
+    }
+    free(exact);
+    return k;
+}
+
 #ifdef PC_LIBFUZZER
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
     kind_exact(data, len);
+    shebang_exact(data, len);
     return 0;
 }
 #else
@@ -145,6 +170,30 @@ static void built(void)
     CHECK_EQ(kind_exact(b, k), CLI_ELF_UNKNOWN);
 }
 
+static void shebangs(void)
+{
+    char out[16];
+#define SB(text) cli_shebang((const unsigned char *)(text), sizeof(text) - 1, out, sizeof(out))
+    CHECK_EQ(SB("#!/bin/sh\nexit 0\n"), 7);
+    CHECK(strcmp(out, "/bin/sh") == 0);
+    CHECK_EQ(SB("#! \t/usr/bin/env python3 -u\n"), 12); /* blanks first; args after */
+    CHECK(strcmp(out, "/usr/bin/env") == 0);
+    CHECK_EQ(SB("#!/bin/sh"), 7); /* no newline: the file's end ends it */
+    CHECK_EQ(SB("#!sh\n"), 2);    /* relative, as the kernel takes it */
+    CHECK(strcmp(out, "sh") == 0);
+    CHECK_EQ(SB("#!\n/bin/sh\n"), 0); /* names nothing */
+    CHECK_EQ(SB("#!   \n"), 0);
+    CHECK_EQ(SB("#!"), 0);
+    CHECK_EQ(SB("#"), 0);
+    CHECK_EQ(SB(" #!/bin/sh\n"), 0);
+    CHECK_EQ(SB("\177ELF#!/bin/sh"), 0);
+    CHECK_EQ(SB("#!/aaaaaaaaaaaaaa\n"), 15); /* 15 bytes and the NUL fill out */
+    CHECK(strcmp(out, "/aaaaaaaaaaaaaa") == 0);
+    CHECK_EQ(SB("#!/aaaaaaaaaaaaaaa\n"), 0); /* 16: no room, refused, not cut */
+    CHECK_EQ(cli_shebang((const unsigned char *)"#!/bin/sh", 9, out, 0), 0);
+#undef SB
+}
+
 /* The same read from files, and this program, which the dynamic loader
  * started (qemu-user shows the guest program as /proc/self/exe). */
 static void files(void)
@@ -162,12 +211,49 @@ static void files(void)
     CHECK(fd >= 0);
     CHECK(write(fd, b, n) == (ssize_t)n);
     close(fd);
+    char judged[64], s[8][64];
 #ifdef NATIVE_MACHINE
-    CHECK_EQ(cli_elf_kind_of(path), CLI_ELF_STATIC);
-    CHECK_EQ(cli_elf_kind_of("/proc/self/exe"), CLI_ELF_DYNAMIC);
+    CHECK_EQ(cli_elf_kind_of(path, judged, sizeof(judged)), CLI_ELF_STATIC);
+    CHECK(strcmp(judged, path) == 0);
+    CHECK_EQ(cli_elf_kind_of("/proc/self/exe", judged, sizeof(judged)), CLI_ELF_DYNAMIC);
 #endif
-    CHECK_EQ(cli_elf_kind_of("/nonexistent/prog"), CLI_ELF_UNKNOWN);
-    CHECK_EQ(cli_elf_kind_of(dir), CLI_ELF_UNKNOWN); /* a directory reads nothing */
+    /* scripts: s[0] runs prog, s[i] runs s[i-1]; the kernel runs five
+     * scripts in a row and refuses a sixth, and so does the check, naming
+     * the program at the end */
+    for (int i = 0; i < 6; i++) {
+        snprintf(s[i], sizeof(s[i]), "%s/s%d", dir, i);
+        FILE *f = fopen(s[i], "w");
+        CHECK(f != NULL);
+        fprintf(f, "#! %s -x\necho\n", i == 0 ? path : s[i - 1]);
+        CHECK(fclose(f) == 0);
+    }
+    for (int i = 0; i < 6; i++) {
+        enum cli_elf_kind k = cli_elf_kind_of(s[i], judged, sizeof(judged));
+#ifdef NATIVE_MACHINE
+        CHECK_EQ(k, i < 5 ? CLI_ELF_STATIC : CLI_ELF_UNKNOWN);
+        if (i < 5)
+            CHECK(strcmp(judged, path) == 0);
+#else
+        CHECK_EQ(k, CLI_ELF_UNKNOWN);
+#endif
+    }
+    /* an interpreter that is not there: unknown, execve reports it */
+    FILE *f = fopen(s[0], "w");
+    CHECK(f != NULL);
+    fprintf(f, "#!%s/none\n", dir);
+    CHECK(fclose(f) == 0);
+    CHECK_EQ(cli_elf_kind_of(s[0], judged, sizeof(judged)), CLI_ELF_UNKNOWN);
+    CHECK_EQ(cli_elf_kind_of("/nonexistent/prog", judged, sizeof(judged)), CLI_ELF_UNKNOWN);
+    CHECK(strcmp(judged, "/nonexistent/prog") == 0);
+    static char longp[5000]; /* longer than any path: unknown, judged still set */
+    memset(longp, 'a', sizeof(longp) - 1);
+    longp[0] = '/';
+    memset(judged, 0, sizeof(judged));
+    CHECK_EQ(cli_elf_kind_of(longp, judged, sizeof(judged)), CLI_ELF_UNKNOWN);
+    CHECK(strlen(judged) == sizeof(judged) - 1 && judged[0] == '/');
+    CHECK_EQ(cli_elf_kind_of(dir, judged, sizeof(judged)), CLI_ELF_UNKNOWN); /* no bytes */
+    for (int i = 0; i < 6; i++)
+        unlink(s[i]);
     unlink(path);
     rmdir(dir);
 }
@@ -179,6 +265,7 @@ static void fuzz(unsigned long iters)
     static unsigned char b[2048];
     uint64_t seed = 0x243f6a8885a308d3ULL;
     int seen[4] = {0};
+    unsigned long shebangs_named = 0;
     for (unsigned long it = 0; it < iters; it++) {
         struct shape s = {(int)(rng_next(&seed) % 2), (int)(rng_next(&seed) % 4 != 0),
                           (int)(rng_next(&seed) % 2 ? 62 : 183), ET_DYN,
@@ -193,10 +280,19 @@ static void fuzz(unsigned long iters)
         else if (how == 3)
             n = rng_next(&seed) % sizeof(b);
         seen[kind_exact(b, n)]++;
+        /* the same bytes as a "#!" line, and a first line of random text */
+        b[0] = '#';
+        b[1] = '!';
+        shebang_exact(b, n);
+        for (size_t i = 2; i < 40; i++)
+            b[i] = " \t\n/ab\0"[rng_next(&seed) % 7];
+        if (shebang_exact(b, 2 + rng_next(&seed) % 38) > 0)
+            shebangs_named++;
     }
     /* the driver must reach every kind, or it tests refusals only */
     for (int k = 0; k < 4; k++)
         CHECK(seen[k] > 0);
+    CHECK(shebangs_named > 0);
     printf("ok: %lu inputs: %d unknown, %d dynamic, %d static, %d foreign\n", iters,
            seen[CLI_ELF_UNKNOWN], seen[CLI_ELF_DYNAMIC], seen[CLI_ELF_STATIC],
            seen[CLI_ELF_FOREIGN]);
@@ -205,6 +301,7 @@ static void fuzz(unsigned long iters)
 int main(int argc, char **argv)
 {
     built();
+    shebangs();
     files();
     fuzz(argc > 1 ? strtoul(argv[1], NULL, 10) : 200000);
     return 0;
