@@ -81,6 +81,18 @@ static const char *for_this_cpu(const char *lib)
     return k > 0 && (size_t)k < sizeof(buf) && readable(buf) ? buf : lib;
 }
 
+const char *cli_exec_found(void)
+{
+    const char *lib = getenv("PAGECLEAR_PRELOAD_LIB");
+    if (lib != NULL)
+        return readable(lib) ? lib : NULL;
+    if (readable(PC_PRELOAD_INSTALLED))
+        return for_this_cpu(PC_PRELOAD_INSTALLED);
+    if (readable(PC_PRELOAD_BUILD))
+        return for_this_cpu(PC_PRELOAD_BUILD);
+    return NULL;
+}
+
 const char *cli_exec_preload(const char *lib)
 {
     if (lib == NULL)
@@ -91,13 +103,11 @@ const char *cli_exec_preload(const char *lib)
         cli_error("exec: the preload library %s cannot be read: %s", lib, strerror(errno));
         return NULL;
     }
-    if (readable(PC_PRELOAD_INSTALLED))
-        return for_this_cpu(PC_PRELOAD_INSTALLED);
-    if (readable(PC_PRELOAD_BUILD))
-        return for_this_cpu(PC_PRELOAD_BUILD);
-    cli_error("exec: no preload library: neither %s nor %s (set PAGECLEAR_PRELOAD_LIB "
-              "or --lib)", PC_PRELOAD_INSTALLED, PC_PRELOAD_BUILD);
-    return NULL;
+    lib = cli_exec_found();
+    if (lib == NULL)
+        cli_error("exec: no preload library: neither %s nor %s (set PAGECLEAR_PRELOAD_LIB "
+                  "or --lib)", PC_PRELOAD_INSTALLED, PC_PRELOAD_BUILD);
+    return lib;
 }
 
 int cli_exec_ld_preload(const char *lib, const char *old, char *buf, size_t n)

@@ -16,6 +16,10 @@
  * NULL, after a message, if none is a readable file. */
 const char *cli_exec_preload(const char *lib);
 
+/* The library cli_exec_preload(NULL) would choose, or NULL without a
+ * message (pageclear info). */
+const char *cli_exec_found(void);
+
 /* LD_PRELOAD with lib first and the entries of old (may be NULL) after
  * it, into buf. 0, or -1 if it does not fit. */
 int cli_exec_ld_preload(const char *lib, const char *old, char *buf, size_t n);

@@ -19,6 +19,7 @@
 #include "buffer.h"
 #include "commands.h"
 #include "counters.h"
+#include "exec.h"
 #include "libc.h"
 
 /* First line of a file, newline stripped; "" if unreadable. */
@@ -148,6 +149,28 @@ static const char *nt_from(size_t v, char *buf, size_t n)
     return buf;
 }
 
+/* What `pageclear exec` would preload, and from which length it sends a
+ * memset to pageclear: a user on a new CPU sees which copy the command
+ * chose (the loader picks the same for the library named without a
+ * path) before timing a program with it. */
+static void preload(void)
+{
+    struct pc_threshold_info t;
+    char buf[64];
+    const char *lib = cli_exec_found(), *env = getenv("PAGECLEAR_PRELOAD_LIB");
+    if (pc_threshold_info(PC_THRESHOLD_PRELOAD_MIN, &t) != 0)
+        return;
+    printf("preload:        ");
+    if (lib != NULL)
+        printf("%s", lib);
+    else if (env != NULL)
+        printf("PAGECLEAR_PRELOAD_LIB=%s cannot be read", env);
+    else
+        printf("none installed or built (PAGECLEAR_PRELOAD_LIB names one)");
+    printf(", from %s (pageclear exec)\n",
+           t.value == PC_NEVER ? "never" : cli_fmt_size(t.value, buf, sizeof(buf)));
+}
+
 void cli_info_usage(FILE *f)
 {
     fprintf(f, "usage: pageclear info\n"
@@ -208,6 +231,7 @@ int cli_info(int argc, char **argv)
     printf("memory:         %s available\n", cli_fmt_size(cli_mem_available(), buf, sizeof(buf)));
     printf("cpus:           %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
     printf("hw counters:    %s\n", cli_counters_status(buf, sizeof(buf)));
+    preload();
     printf("libpageclear:   %s\n", pc_version());
     return 0;
 }

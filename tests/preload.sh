@@ -267,6 +267,9 @@ hwcaps)
     */libpageclear-preload.so) [ $lib = 2 ] ;;
     *) false ;;
     esac || bad "exec chose ${out#LD_PRELOAD=} where the library sees x86-64-v$lib"
+    # pageclear info names the same file.
+    "$bin" info | grep -qF "preload:        ${out#LD_PRELOAD=}, from " ||
+        bad "info's preload line does not name exec's ${out#LD_PRELOAD=}"
     # Named, it is taken as named.
     out=$("$bin" exec --lib "$v3" -- "$target" env)
     [ "$out" = "LD_PRELOAD=$v3" ] || bad "exec --lib: $out"
