@@ -136,9 +136,10 @@ static const char *resolve(const char *cmd, char *buf, size_t n)
     return NULL;
 }
 
-/* 0 if CMD can run under the preload, else CLI_EXIT_USAGE after a message:
- * not found, set-user-ID, static, or of another machine (exec_elf.c). */
-static int check_cmd(const char *cmd)
+/* 0 if CMD can run under the preload lib, else CLI_EXIT_USAGE after a
+ * message: not found, set-user-ID, static, or of another word size, byte
+ * order or machine than lib (exec_elf.c). */
+static int check_cmd(const char *cmd, const char *lib)
 {
     char buf[4096];
     struct stat st;
@@ -155,7 +156,9 @@ static int check_cmd(const char *cmd)
         return CLI_EXIT_USAGE;
     }
     char judged[4096];
-    enum cli_elf_kind kind = cli_elf_kind_of(path, judged, sizeof(judged));
+    struct cli_elf_id id;
+    int known = cli_elf_id_of(lib, &id) == 0; /* else: the command's own */
+    enum cli_elf_kind kind = cli_elf_kind_of(path, known ? &id : NULL, judged, sizeof(judged));
     /* For a script, the interpreter its #! line names is what the kernel
      * runs and what the loader would run for. */
     int script = strcmp(judged, path) != 0;
@@ -225,12 +228,12 @@ int cli_exec(int argc, char **argv)
     int rc = options(argc, argv, &first, &lib);
     if (rc != 0)
         return rc < 0 ? 0 : rc;
-    rc = check_cmd(argv[first]);
-    if (rc != 0)
-        return rc;
     lib = cli_exec_preload(lib);
     if (lib == NULL)
         return CLI_EXIT_USAGE;
+    rc = check_cmd(argv[first], lib);
+    if (rc != 0)
+        return rc;
     /* LD_PRELOAD splits on spaces and colons: a path holding one cannot
      * be put there. */
     if (strpbrk(lib, " :") != NULL) {

@@ -44,29 +44,51 @@ static uint64_t rd64(const unsigned char *p, int le)
               : (uint64_t)rd32(p + 4, 0) | (uint64_t)rd32(p, 0) << 32;
 }
 
-enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len)
+int cli_elf_id(const unsigned char *buf, size_t len, struct cli_elf_id *id)
 {
-    if (len > CLI_ELF_HEAD)
-        len = CLI_ELF_HEAD;
     if (len < EI_NIDENT || memcmp(buf, ELFMAG, SELFMAG) != 0)
-        return CLI_ELF_UNKNOWN;
+        return -1;
     int cls = buf[EI_CLASS], data = buf[EI_DATA];
     if ((cls != ELFCLASS32 && cls != ELFCLASS64) ||
         (data != ELFDATA2LSB && data != ELFDATA2MSB))
-        return CLI_ELF_UNKNOWN;
+        return -1;
     int le = data == ELFDATA2LSB, is64 = cls == ELFCLASS64;
-    size_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-    if (len < ehsize)
+    if (len < (is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+        return -1;
+    id->is64 = is64;
+    id->le = le;
+    id->machine = rd16(buf + 18, le);
+    return 0;
+}
+
+/* The command's own word size, byte order and machine: the preload's
+ * when its file cannot be read (they are built together). */
+static struct cli_elf_id native(void)
+{
+    struct cli_elf_id id = {sizeof(void *) == 8, __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, 0};
+#ifdef PCI_ELF_MACHINE
+    id.machine = PCI_ELF_MACHINE;
+#endif
+    return id;
+}
+
+enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len,
+                               const struct cli_elf_id *lib)
+{
+    struct cli_elf_id id, own = lib ? *lib : native();
+    if (len > CLI_ELF_HEAD)
+        len = CLI_ELF_HEAD;
+    if (cli_elf_id(buf, len, &id) != 0)
         return CLI_ELF_UNKNOWN;
-    uint16_t type = rd16(buf + 16, le), machine = rd16(buf + 18, le);
+    int le = id.le, is64 = id.is64;
+    uint16_t type = rd16(buf + 16, le);
     if (type != ET_EXEC && type != ET_DYN)
         return CLI_ELF_UNKNOWN; /* execve refuses it */
-    int native = is64 == (sizeof(void *) == 8) && le == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
-#ifdef PCI_ELF_MACHINE
-    native = native && machine == PCI_ELF_MACHINE;
-#else
-    (void)machine;
-#endif
+    /* machine 0 (EM_NONE): a build for a machine not named above, whose
+     * number this file does not know; word size and byte order still
+     * tell a 32-bit program from a 64-bit preload */
+    int same = id.is64 == own.is64 && id.le == own.le &&
+               (own.machine == 0 || id.machine == own.machine);
     uint64_t phoff = is64 ? rd64(buf + 32, le) : rd32(buf + 28, le);
     uint16_t phentsize = rd16(buf + (is64 ? 54 : 42), le);
     uint16_t phnum = rd16(buf + (is64 ? 56 : 44), le);
@@ -78,10 +100,37 @@ enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len)
         return CLI_ELF_UNKNOWN;
     for (size_t i = 0; i < phnum; i++) {
         if (rd32(buf + phoff + i * want, le) == PT_INTERP)
-            return native ? CLI_ELF_DYNAMIC : CLI_ELF_FOREIGN;
+            return same ? CLI_ELF_DYNAMIC : CLI_ELF_FOREIGN;
     }
     /* No interpreter: nothing reads LD_PRELOAD, whatever the machine. */
     return CLI_ELF_STATIC;
+}
+
+/* Up to CLI_ELF_HEAD bytes of the file at path into buf: their count, or
+ * -1 if it cannot be opened. */
+static ssize_t head_of(const char *path, unsigned char *buf)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* never wait on a FIFO */
+    if (fd < 0)
+        return -1;
+    size_t len = 0;
+    while (len < CLI_ELF_HEAD) {
+        ssize_t k = read(fd, buf + len, CLI_ELF_HEAD - len);
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+    }
+    close(fd);
+    return (ssize_t)len;
+}
+
+int cli_elf_id_of(const char *path, struct cli_elf_id *id)
+{
+    unsigned char *buf = malloc(CLI_ELF_HEAD);
+    ssize_t len = buf ? head_of(path, buf) : -1;
+    int rc = len < 0 ? -1 : cli_elf_id(buf, (size_t)len, id);
+    free(buf);
+    return rc;
 }
 
 size_t cli_shebang(const unsigned char *buf, size_t len, char *out, size_t n)
@@ -106,7 +155,8 @@ size_t cli_shebang(const unsigned char *buf, size_t len, char *out, size_t n)
  * follows as many. */
 #define PCI_SHEBANG_DEPTH 5
 
-enum cli_elf_kind cli_elf_kind_of(const char *path, char *judged, size_t n)
+enum cli_elf_kind cli_elf_kind_of(const char *path, const struct cli_elf_id *lib, char *judged,
+                                  size_t n)
 {
     char next[4096];
     enum cli_elf_kind kind = CLI_ELF_UNKNOWN;
@@ -121,19 +171,11 @@ enum cli_elf_kind cli_elf_kind_of(const char *path, char *judged, size_t n)
     strcpy(next, path);
     for (int depth = 0; depth <= PCI_SHEBANG_DEPTH; depth++) {
         snprintf(judged, n, "%s", next);
-        int fd = open(next, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* never wait on a FIFO */
-        if (fd < 0)
+        ssize_t len = head_of(next, buf);
+        if (len < 0)
             break; /* execute-only, or gone: execve will judge */
-        size_t len = 0;
-        while (len < CLI_ELF_HEAD) {
-            ssize_t k = read(fd, buf + len, CLI_ELF_HEAD - len);
-            if (k <= 0)
-                break;
-            len += (size_t)k;
-        }
-        close(fd);
-        if (cli_shebang(buf, len, next, sizeof(next)) == 0) {
-            kind = cli_elf_kind(buf, len);
+        if (cli_shebang(buf, (size_t)len, next, sizeof(next)) == 0) {
+            kind = cli_elf_kind(buf, (size_t)len, lib);
             break;
         }
     }

@@ -14,18 +14,34 @@
 #define CLI_ELF_HEAD 65536
 
 enum cli_elf_kind {
-    CLI_ELF_UNKNOWN, /* not ELF (a script: its interpreter gets the preload),
-                        or not read far enough or malformed: left to execve */
-    CLI_ELF_DYNAMIC, /* an ELF of the preload's word size and architecture
-                        with an interpreter: the loader reads LD_PRELOAD */
+    CLI_ELF_UNKNOWN, /* not ELF, not read far enough, or malformed: left to
+                        execve */
+    CLI_ELF_DYNAMIC, /* an ELF of the preload's word size, byte order and
+                        machine with an interpreter: the loader reads
+                        LD_PRELOAD */
     CLI_ELF_STATIC,  /* no interpreter (static or static-pie): no loader */
-    CLI_ELF_FOREIGN, /* another word size or architecture (a 32-bit program):
-                        its loader cannot load the preload */
+    CLI_ELF_FOREIGN, /* another word size, byte order or machine (a 32-bit
+                        program): its loader cannot load the preload */
 };
 
+/* Word size, byte order and machine (e_machine) of an ELF file. */
+struct cli_elf_id {
+    int is64, le;
+    unsigned machine;
+};
+
+/* The identity in the len bytes at buf: 0, or -1 if they are not an ELF
+ * header. Reads nothing outside [buf, buf + len). */
+int cli_elf_id(const unsigned char *buf, size_t len, struct cli_elf_id *id);
+
+/* The same for the file at path (the preload library): 0, or -1. */
+int cli_elf_id_of(const char *path, struct cli_elf_id *id);
+
 /* What the first len bytes of a program (buf, at most CLI_ELF_HEAD of them
- * are read) say it is. Reads nothing outside [buf, buf + len). */
-enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len);
+ * are read) say it is, for a preload library of identity lib (NULL: the
+ * command's own). Reads nothing outside [buf, buf + len). */
+enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len,
+                               const struct cli_elf_id *lib);
 
 /* The interpreter a "#!" first line among the len bytes at buf names,
  * into out (NUL-terminated): its length, or 0 if there is no such line,
@@ -37,6 +53,7 @@ size_t cli_shebang(const unsigned char *buf, size_t len, char *out, size_t n);
  * scripts deep): the program the dynamic loader would run for. judged (n bytes)
  * gets the path of the file the answer is about. CLI_ELF_UNKNOWN if a
  * file cannot be read or the chain is deeper. */
-enum cli_elf_kind cli_elf_kind_of(const char *path, char *judged, size_t n);
+enum cli_elf_kind cli_elf_kind_of(const char *path, const struct cli_elf_id *lib, char *judged,
+                                  size_t n);
 
 #endif

@@ -29,10 +29,18 @@ static enum cli_elf_kind kind_exact(const unsigned char *data, size_t len)
     CHECK(exact != NULL);
     if (len)
         memcpy(exact, data, len);
-    enum cli_elf_kind k = cli_elf_kind(exact, len);
-    free(exact);
+    enum cli_elf_kind k = cli_elf_kind(exact, len, NULL);
     CHECK(k == CLI_ELF_UNKNOWN || k == CLI_ELF_DYNAMIC || k == CLI_ELF_STATIC ||
           k == CLI_ELF_FOREIGN);
+    /* the identity read from the bytes themselves: never foreign to it */
+    struct cli_elf_id id;
+    if (cli_elf_id(exact, len, &id) == 0) {
+        CHECK((id.is64 == 0 || id.is64 == 1) && (id.le == 0 || id.le == 1));
+        CHECK(cli_elf_kind(exact, len, &id) != CLI_ELF_FOREIGN);
+    } else {
+        CHECK(k == CLI_ELF_UNKNOWN);
+    }
+    free(exact);
     return k;
 }
 
@@ -132,6 +140,28 @@ static void built(void)
     f = dyn;
     f.le = 0;
     CHECK_EQ(kind_exact(b, make(b, f)), CLI_ELF_FOREIGN);
+    /* against a preload library's own identity rather than the
+     * command's: a 32-bit one takes the 32-bit program; one whose machine
+     * is unknown (0) judges by word size and byte order alone */
+    struct cli_elf_id i386 = {0, 1, m == EM_X86_64 ? EM_386 : EM_ARM}, id;
+    f = dyn;
+    f.is64 = 0;
+    f.machine = (int)i386.machine;
+    n = make(b, f);
+    CHECK_EQ(cli_elf_kind(b, n, &i386), CLI_ELF_DYNAMIC);
+    CHECK_EQ(cli_elf_id(b, n, &id), 0);
+    CHECK(id.is64 == 0 && id.le == 1 && id.machine == i386.machine);
+    CHECK_EQ(cli_elf_kind(b, make(b, dyn), &i386), CLI_ELF_FOREIGN);
+    struct cli_elf_id any64 = {1, 1, 0};
+    f = dyn;
+    f.machine = other;
+    CHECK_EQ(cli_elf_kind(b, make(b, f), &any64), CLI_ELF_DYNAMIC);
+    f.is64 = 0;
+    CHECK_EQ(cli_elf_kind(b, make(b, f), &any64), CLI_ELF_FOREIGN);
+    n = make(b, dyn);
+    CHECK_EQ(cli_elf_id(b, n, &id), 0);
+    CHECK(id.is64 == 1 && id.le == 1 && id.machine == (unsigned)m);
+    CHECK_EQ(cli_elf_id(b, 63, &id), -1); /* the header cut */
     /* not a program execve runs: left to it */
     struct shape rel = dyn;
     rel.type = ET_REL;
@@ -213,9 +243,13 @@ static void files(void)
     close(fd);
     char judged[64], s[8][64];
 #ifdef NATIVE_MACHINE
-    CHECK_EQ(cli_elf_kind_of(path, judged, sizeof(judged)), CLI_ELF_STATIC);
+    CHECK_EQ(cli_elf_kind_of(path, NULL, judged, sizeof(judged)), CLI_ELF_STATIC);
     CHECK(strcmp(judged, path) == 0);
-    CHECK_EQ(cli_elf_kind_of("/proc/self/exe", judged, sizeof(judged)), CLI_ELF_DYNAMIC);
+    CHECK_EQ(cli_elf_kind_of("/proc/self/exe", NULL, judged, sizeof(judged)), CLI_ELF_DYNAMIC);
+    struct cli_elf_id self;
+    CHECK_EQ(cli_elf_id_of("/proc/self/exe", &self), 0);
+    CHECK(self.is64 == (sizeof(void *) == 8) && self.machine == NATIVE_MACHINE);
+    CHECK_EQ(cli_elf_id_of(dir, &self), -1);
 #endif
     /* scripts: s[0] runs prog, s[i] runs s[i-1]; the kernel runs five
      * scripts in a row and refuses a sixth, and so does the check, naming
@@ -228,7 +262,7 @@ static void files(void)
         CHECK(fclose(f) == 0);
     }
     for (int i = 0; i < 6; i++) {
-        enum cli_elf_kind k = cli_elf_kind_of(s[i], judged, sizeof(judged));
+        enum cli_elf_kind k = cli_elf_kind_of(s[i], NULL, judged, sizeof(judged));
 #ifdef NATIVE_MACHINE
         CHECK_EQ(k, i < 5 ? CLI_ELF_STATIC : CLI_ELF_UNKNOWN);
         if (i < 5)
@@ -242,16 +276,16 @@ static void files(void)
     CHECK(f != NULL);
     fprintf(f, "#!%s/none\n", dir);
     CHECK(fclose(f) == 0);
-    CHECK_EQ(cli_elf_kind_of(s[0], judged, sizeof(judged)), CLI_ELF_UNKNOWN);
-    CHECK_EQ(cli_elf_kind_of("/nonexistent/prog", judged, sizeof(judged)), CLI_ELF_UNKNOWN);
+    CHECK_EQ(cli_elf_kind_of(s[0], NULL, judged, sizeof(judged)), CLI_ELF_UNKNOWN);
+    CHECK_EQ(cli_elf_kind_of("/nonexistent/prog", NULL, judged, sizeof(judged)), CLI_ELF_UNKNOWN);
     CHECK(strcmp(judged, "/nonexistent/prog") == 0);
     static char longp[5000]; /* longer than any path: unknown, judged still set */
     memset(longp, 'a', sizeof(longp) - 1);
     longp[0] = '/';
     memset(judged, 0, sizeof(judged));
-    CHECK_EQ(cli_elf_kind_of(longp, judged, sizeof(judged)), CLI_ELF_UNKNOWN);
+    CHECK_EQ(cli_elf_kind_of(longp, NULL, judged, sizeof(judged)), CLI_ELF_UNKNOWN);
     CHECK(strlen(judged) == sizeof(judged) - 1 && judged[0] == '/');
-    CHECK_EQ(cli_elf_kind_of(dir, judged, sizeof(judged)), CLI_ELF_UNKNOWN); /* no bytes */
+    CHECK_EQ(cli_elf_kind_of(dir, NULL, judged, sizeof(judged)), CLI_ELF_UNKNOWN); /* no bytes */
     for (int i = 0; i < 6; i++)
         unlink(s[i]);
     unlink(path);
