@@ -21,8 +21,9 @@
 #define NATIVE_MACHINE EM_AARCH64
 #endif
 
-/* The invariant on any input: one of the four kinds, and the result does
- * not depend on bytes past CLI_ELF_HEAD. */
+/* The invariants on any input: one of the four kinds; bytes that are no
+ * ELF header are unknown; judged against the identity their own header
+ * gives, never foreign. */
 static enum cli_elf_kind kind_exact(const unsigned char *data, size_t len)
 {
     unsigned char *exact = malloc(len ? len : 1);
@@ -292,8 +293,8 @@ static void files(void)
     rmdir(dir);
 }
 
-/* Mutations of built headers: a byte, a field set to a random value, a
- * random length. */
+/* Mutations of built headers (a byte, a field set to a random value, a
+ * random length), the same bytes as a "#!" line, and random first lines. */
 static void fuzz(unsigned long iters)
 {
     static unsigned char b[2048];
