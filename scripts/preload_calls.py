@@ -33,6 +33,7 @@ import argparse
 import os
 import pathlib
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -196,4 +197,6 @@ def main():
 
 
 if __name__ == "__main__":
+    # Piped into head, end quietly when the reader goes, as a filter does.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
