@@ -106,16 +106,16 @@ enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len,
     return CLI_ELF_STATIC;
 }
 
-/* Up to CLI_ELF_HEAD bytes of the file at path into buf: their count, or
- * -1 if it cannot be opened. */
-static ssize_t head_of(const char *path, unsigned char *buf)
+/* Up to max bytes of the start of the file at path into buf: their
+ * count, or -1 if it cannot be opened. */
+static ssize_t head_of(const char *path, unsigned char *buf, size_t max)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* never wait on a FIFO */
     if (fd < 0)
         return -1;
     size_t len = 0;
-    while (len < CLI_ELF_HEAD) {
-        ssize_t k = read(fd, buf + len, CLI_ELF_HEAD - len);
+    while (len < max) {
+        ssize_t k = read(fd, buf + len, max - len);
         if (k <= 0)
             break;
         len += (size_t)k;
@@ -126,11 +126,10 @@ static ssize_t head_of(const char *path, unsigned char *buf)
 
 int cli_elf_id_of(const char *path, struct cli_elf_id *id)
 {
-    unsigned char *buf = malloc(CLI_ELF_HEAD);
-    ssize_t len = buf ? head_of(path, buf) : -1;
-    int rc = len < 0 ? -1 : cli_elf_id(buf, (size_t)len, id);
-    free(buf);
-    return rc;
+    /* the identity is in the ELF header alone */
+    unsigned char buf[sizeof(Elf64_Ehdr)];
+    ssize_t len = head_of(path, buf, sizeof(buf));
+    return len < 0 ? -1 : cli_elf_id(buf, (size_t)len, id);
 }
 
 size_t cli_shebang(const unsigned char *buf, size_t len, char *out, size_t n)
@@ -171,7 +170,7 @@ enum cli_elf_kind cli_elf_kind_of(const char *path, const struct cli_elf_id *lib
     strcpy(next, path);
     for (int depth = 0; depth <= PCI_SHEBANG_DEPTH; depth++) {
         snprintf(judged, n, "%s", next);
-        ssize_t len = head_of(next, buf);
+        ssize_t len = head_of(next, buf, CLI_ELF_HEAD);
         if (len < 0)
             break; /* execute-only, or gone: execve will judge */
         if (cli_shebang(buf, (size_t)len, next, sizeof(next)) == 0) {
