@@ -117,35 +117,95 @@ int cli_exec_ld_preload(const char *lib, const char *old, char *buf, size_t n)
     return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
-/* CMD as execvp will find it: itself if it holds a '/', else the first
- * executable of that name on PATH. NULL if none. */
-static const char *resolve(const char *cmd, char *buf, size_t n)
+/* Why a command was not found: the reason for the first name that
+ * exists but cannot be run, and that name. */
+struct why {
+    int err;        /* ENOENT while no name exists */
+    char path[4096];
+};
+
+/* 1 if path is a regular file this process may execute. Else 0, and w,
+ * while still ENOENT, becomes what a user should hear about path: EISDIR
+ * (a directory), EACCES (no execute permission, neither file nor
+ * directory, or a directory on the way that may not be searched), or
+ * another error of stat's than a missing name. */
+static int runnable(const char *path, struct why *w)
 {
+    struct stat st;
+    int e = 0;
+    if (stat(path, &st) != 0)
+        e = errno == ENOENT || errno == ENOTDIR ? 0 : errno;
+    else if (S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+        e = EACCES;
+    else
+        return 1;
+    if (w->err == ENOENT && e != 0) {
+        w->err = e;
+        snprintf(w->path, sizeof(w->path), "%s", path);
+    }
+    return 0;
+}
+
+/* CMD as execvp will find it: itself if it holds a '/', else the first
+ * executable regular file of that name on PATH (execvp, too, goes on past
+ * a directory or a file it may not run). NULL if none, with w saying why
+ * (runnable). */
+static const char *resolve(const char *cmd, char *buf, size_t n, struct why *w)
+{
+    w->err = ENOENT;
+    w->path[0] = '\0';
+    if (*cmd == '\0')
+        return NULL;
     if (strchr(cmd, '/') != NULL)
-        return access(cmd, X_OK) == 0 ? cmd : NULL;
+        return runnable(cmd, w) ? cmd : NULL;
     const char *path = getenv("PATH");
     if (path == NULL)
         path = "/usr/local/bin:/usr/bin:/bin";
     while (*path != '\0') {
         size_t len = strcspn(path, ":");
         int k = snprintf(buf, n, "%.*s/%s", (int)len, len ? path : ".", cmd);
-        if (k > 0 && (size_t)k < n && access(buf, X_OK) == 0)
+        if (k > 0 && (size_t)k < n && runnable(buf, w))
             return buf;
         path += len + (path[len] == ':');
     }
     return NULL;
 }
 
+/* The message for a CMD resolve did not find, by w. */
+static void not_runnable(const char *cmd, const struct why *w)
+{
+    const char *reason = w->err == EISDIR   ? "is a directory"
+                         : w->err == EACCES ? "cannot be run: permission denied"
+                                            : strerror(w->err);
+    if (*cmd == '\0')
+        cli_error("exec: the command is an empty string");
+    else if (w->err == ENOENT)
+        cli_error("exec: %s: no such command%s", cmd,
+                  strchr(cmd, '/') != NULL ? "" : " on PATH");
+    else if (strcmp(cmd, w->path) == 0)
+        cli_error("exec: %s %s", cmd, reason);
+    else
+        cli_error("exec: %s: no command of that name on PATH can be run (%s %s)", cmd,
+                  w->path, reason);
+}
+
 /* 0 if CMD can run under the preload lib, else CLI_EXIT_USAGE after a
- * message: not found, set-user-ID, static, or of another word size, byte
- * order or machine than lib (exec_elf.c). */
+ * message: not found, not a file it may run, set-user-ID, static, or of
+ * another word size, byte order or machine than lib (exec_elf.c). */
 static int check_cmd(const char *cmd, const char *lib)
 {
     char buf[4096];
     struct stat st;
-    const char *path = resolve(cmd, buf, sizeof(buf));
-    if (path == NULL || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-        cli_error("exec: %s: no such command", cmd);
+    struct why why;
+    const char *path = resolve(cmd, buf, sizeof(buf), &why);
+    if (path == NULL) {
+        not_runnable(cmd, &why);
+        return CLI_EXIT_USAGE;
+    }
+    if (stat(path, &st) != 0) {
+        cli_error("exec: %s: %s", path, strerror(errno));
         return CLI_EXIT_USAGE;
     }
     /* The dynamic loader ignores LD_PRELOAD in secure-execution mode: the

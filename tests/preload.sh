@@ -165,6 +165,25 @@ exec)
         rc=$?
         [ "$rc" -eq 2 ] && [ -s "$tmp/e.err" ] || bad "exec $args: exit $rc"
     done
+    # Each says why: a directory, a file it may not run, an empty name,
+    # and on PATH the first name that exists (tests run as root, for whom
+    # access(X_OK) fails only without any execute bit).
+    mkdir -p "$tmp/pa/dcmd" "$tmp/pb"
+    printf 'x\n' > "$tmp/pa/fcmd" && chmod 644 "$tmp/pa/fcmd"
+    printf '#!/bin/sh\necho second\n' > "$tmp/pb/dcmd" && chmod 755 "$tmp/pb/dcmd"
+    for case in "$tmp/pa|is a directory" "$tmp/pa/fcmd|cannot be run: permission denied" \
+        "|the command is an empty string" "nosuch-cmd-$$|no such command on PATH" \
+        "fcmd|no command of that name on PATH can be run ($tmp/pa/fcmd cannot be run" \
+        "dcmd|no command of that name on PATH can be run ($tmp/pa/dcmd is a directory)"; do
+        PATH="$tmp/pa:$PATH" "$bin" exec -- "${case%%|*}" > /dev/null 2> "$tmp/e.err"
+        rc=$?
+        [ "$rc" -eq 2 ] && grep -qF -- "${case#*|}" "$tmp/e.err" ||
+            { bad "exec -- '${case%%|*}': exit $rc"; cat "$tmp/e.err"; }
+    done
+    # As execvp does, a directory earlier on PATH is passed over for the
+    # command after it.
+    out=$(PATH="$tmp/pa:$tmp/pb:$PATH" "$bin" exec -- dcmd)
+    [ "$out" = second ] || bad "exec: PATH past a directory: $out"
     PAGECLEAR_PRELOAD_LIB=/nonexistent/libpageclear-preload.so "$bin" exec -- true \
         2> "$tmp/e.err"
     rc=$?
