@@ -39,6 +39,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -225,6 +226,32 @@ static int env_is(const char *name, const char *value)
     return v[i] == value[i];
 }
 
+/* The value of the switch name: 0 or 1 where it is "0" or "1", dflt where
+ * it is unset or empty (`NAME= cmd` unsets it for one command, as for
+ * PAGECLEAR_PRELOAD_STATS). Any other value is reported on stderr, as the library
+ * reports its own variables (src/options.c; silenced by
+ * PAGECLEAR_QUIET=1), and gives dflt: PAGECLEAR_PRELOAD=off would
+ * otherwise leave the preload on without a word. Called from the
+ * constructor only. */
+static int env_switch(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    if (v == NULL || v[0] == '\0')
+        return dflt;
+    if ((v[0] == '0' || v[0] == '1') && v[1] == '\0')
+        return v[0] - '0';
+    if (!env_is("PAGECLEAR_QUIET", "1")) {
+        char msg[256];
+        int k = snprintf(msg, sizeof(msg),
+                         "pageclear-preload: ignoring %s=\"%.64s\": want 0 or 1; keeping "
+                         "the default\n",
+                         name, v);
+        size_t len = k < 0 ? 0 : (size_t)k < sizeof(msg) ? (size_t)k : sizeof(msg) - 1;
+        (void)!write(STDERR_FILENO, msg, len);
+    }
+    return dflt;
+}
+
 /* Have the library initialise itself now (profile, options, plans), from
  * the constructor, and take preload_min and the primitives' names. 0, or
  * -1 with pass_why set. */
@@ -268,13 +295,15 @@ static int next_is_libc(void *f)
 }
 
 /* Turn on the entry's own stores for short calls, as far as this CPU and
- * the entry linked in (pci_preload_entry_kind) allow. */
-static void own_stores(void)
+ * the entry linked in (pci_preload_entry_kind) allow, and the switches
+ * PAGECLEAR_PRELOAD_AVX512 (0 or 1) and PAGECLEAR_PRELOAD_AVX2 (0, 1, or
+ * -1 where unset) say. */
+static void own_stores(int want_avx512, int want_avx2)
 {
     struct pci_cpuid cpu; /* read once: cpuid exits to the hypervisor in a VM */
     pci_cpuid_read(&cpu);
     int avx2 = pci_preload_short_avx2(&cpu);
-    int avx512 = pci_preload_short_avx512(&cpu) && !env_is("PAGECLEAR_PRELOAD_AVX512", "0");
+    int avx512 = pci_preload_short_avx512(&cpu) && want_avx512;
     if (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX512) {
         if (!pci_preload_short_evex256(&cpu))
             return; /* its cases would fault: every call goes on */
@@ -292,8 +321,7 @@ static void own_stores(void)
         return; /* its cases would fault: every call goes on */
     int wide = (pci_preload_entry_kind & PCI_ENTRY_AVX512) && avx512;
     /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
-    int ymm = !wide && !env_is("PAGECLEAR_PRELOAD_AVX2", "0") && avx2 &&
-              (!pci_preload_cpu_rtm(&cpu) || env_is("PAGECLEAR_PRELOAD_AVX2", "1"));
+    int ymm = !wide && want_avx2 != 0 && avx2 && (!pci_preload_cpu_rtm(&cpu) || want_avx2 == 1);
     if (ymm)
         atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
     /* The AVX2 CPUs' entry has no other 32-128 B case: those calls go on. */
@@ -323,7 +351,12 @@ __attribute__((constructor)) static void preload_init(void)
                            !env_is("PAGECLEAR_PRELOAD_STATS", "0") &&
                            !env_is("PAGECLEAR_PRELOAD_STATS", "");
     atomic_store_explicit(&state, ST_PASS, memory_order_release);
-    if (env_is("PAGECLEAR_PRELOAD", "0")) {
+    /* Every switch read here, so that a bad value is reported whichever
+     * path the process then takes. */
+    int on = env_switch("PAGECLEAR_PRELOAD", 1);
+    int want_avx512 = env_switch("PAGECLEAR_PRELOAD_AVX512", 1);
+    int want_avx2 = env_switch("PAGECLEAR_PRELOAD_AVX2", -1);
+    if (!on) {
         pass_why = "PAGECLEAR_PRELOAD=0";
     } else if (init_pageclear() != 0 || min_len == PC_NEVER) {
         min_len = SIZE_MAX;
@@ -338,7 +371,7 @@ __attribute__((constructor)) static void preload_init(void)
     atomic_store_explicit(&pci_preload_fast_min, pci_preload_stats_on ? 0 : fast,
                           memory_order_release);
     if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f))
-        own_stores();
+        own_stores(want_avx512, want_avx2);
 }
 
 __attribute__((destructor)) static void preload_fini(void)

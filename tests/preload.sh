@@ -82,6 +82,23 @@ route)
     [ "$(stat route '[1M, 16M)' 2)" = 14680064 ] || bad "bytes via pageclear"
     [ "$(stat route '[64K, 1M)' 1)" = 0 ] || bad "a 64 KiB call went via pageclear"
     [ "$(stat route '[64K, 1M)' 3)" -ge 64 ] || bad "the 64 KiB calls did not reach the C library"
+    # A switch set to neither 0 nor 1 is said and ignored: "off" leaves the
+    # preload on (the same 4 calls via pageclear), rather than silently.
+    run sw PAGECLEAR_QUIET=0 PAGECLEAR_PRELOAD=off PAGECLEAR_PRELOAD_AVX2=yes \
+        PAGECLEAR_PRELOAD_MIN=1M PAGECLEAR_PRELOAD_STATS=1 -- route
+    expect_ok sw
+    grep -q 'ignoring PAGECLEAR_PRELOAD="off": want 0 or 1' "$tmp/sw.err" ||
+        bad "PAGECLEAR_PRELOAD=off not said"
+    grep -q 'ignoring PAGECLEAR_PRELOAD_AVX2="yes"' "$tmp/sw.err" ||
+        bad "PAGECLEAR_PRELOAD_AVX2=yes not said"
+    [ "$(stat sw '[1M, 16M)' 1)" = 4 ] || bad "PAGECLEAR_PRELOAD=off: not the default (on)"
+    # Empty is unset, and PAGECLEAR_QUIET=1 (this script's) silences it.
+    run swe PAGECLEAR_QUIET=0 PAGECLEAR_PRELOAD= -- route
+    expect_ok swe
+    ! grep -q ignoring "$tmp/swe.err" || bad "an empty switch: reported"
+    run swq PAGECLEAR_PRELOAD_AVX512=no -- route
+    expect_ok swq
+    ! grep -q ignoring "$tmp/swq.err" || bad "PAGECLEAR_QUIET=1: reported"
     ;;
 ctor)
     # early.so, preloaded after the preload, is initialised before it: its
