@@ -81,9 +81,17 @@ static const char *for_this_cpu(const char *lib)
     return k > 0 && (size_t)k < sizeof(buf) && readable(buf) ? buf : lib;
 }
 
-const char *cli_exec_found(void)
+/* PAGECLEAR_PRELOAD_LIB, NULL where unset or empty (`NAME= cmd` unsets a
+ * variable for one command, as the preload's switches take it). */
+static const char *env_lib(void)
 {
     const char *lib = getenv("PAGECLEAR_PRELOAD_LIB");
+    return lib != NULL && *lib != '\0' ? lib : NULL;
+}
+
+const char *cli_exec_found(void)
+{
+    const char *lib = env_lib();
     if (lib != NULL)
         return readable(lib) ? lib : NULL;
     if (readable(PC_PRELOAD_INSTALLED))
@@ -96,11 +104,14 @@ const char *cli_exec_found(void)
 const char *cli_exec_preload(const char *lib)
 {
     if (lib == NULL)
-        lib = getenv("PAGECLEAR_PRELOAD_LIB");
+        lib = env_lib();
     if (lib != NULL) {
         if (readable(lib))
             return lib;
-        cli_error("exec: the preload library %s cannot be read: %s", lib, strerror(errno));
+        if (*lib == '\0')
+            cli_error("exec: the preload library's path is empty");
+        else
+            cli_error("exec: the preload library %s cannot be read: %s", lib, strerror(errno));
         return NULL;
     }
     lib = cli_exec_found();
@@ -189,6 +200,38 @@ static void not_runnable(const char *cmd, const struct why *w)
     else
         cli_error("exec: %s: no command of that name on PATH can be run (%s %s)", cmd,
                   w->path, reason);
+}
+
+/* 0 if lib is the preload, else CLI_EXIT_USAGE after a message: the
+ * loader would skip a file that is no shared library with a message of
+ * its own and run CMD without pageclear, and load a shared library that
+ * is not the preload to no effect, silently. */
+static int check_lib(const char *lib)
+{
+    struct stat st;
+    if (stat(lib, &st) == 0 && !S_ISREG(st.st_mode)) {
+        cli_error("exec: the preload library %s is not a file", lib);
+        return CLI_EXIT_USAGE;
+    }
+    switch (cli_elf_lib_of(lib)) {
+    case CLI_ELF_LIB_PRELOAD:
+        return 0;
+    case CLI_ELF_LIB_NOT_ELF:
+        cli_error("exec: the preload library %s is not an ELF file", lib);
+        break;
+    case CLI_ELF_LIB_NOT_SHARED:
+        cli_error("exec: the preload library %s is not a shared library (a program, or "
+                  "malformed): the dynamic loader cannot preload it", lib);
+        break;
+    case CLI_ELF_LIB_NOT_PRELOAD:
+        cli_error("exec: %s is not libpageclear-preload.so (it lacks the pageclear preload "
+                  "note): its memset would not be pageclear's", lib);
+        break;
+    case CLI_ELF_LIB_UNREAD:
+        cli_error("exec: the preload library %s cannot be read: %s", lib, strerror(errno));
+        break;
+    }
+    return CLI_EXIT_USAGE;
 }
 
 /* 0 if CMD can run under the preload lib, else CLI_EXIT_USAGE after a
@@ -291,7 +334,9 @@ int cli_exec(int argc, char **argv)
     lib = cli_exec_preload(lib);
     if (lib == NULL)
         return CLI_EXIT_USAGE;
-    rc = check_cmd(argv[first], lib);
+    rc = check_lib(lib);
+    if (rc == 0)
+        rc = check_cmd(argv[first], lib);
     if (rc != 0)
         return rc;
     /* LD_PRELOAD splits on spaces and colons: a path holding one cannot

@@ -6,7 +6,8 @@
  * for a library of the program's own class and machine. `pageclear exec`
  * (cli/exec.c) refuses a program for which it would silently do nothing;
  * for a script, it reads the interpreter the "#!" line names, as the
- * kernel runs it.
+ * kernel runs it. It reads the preload library's notes too: a library
+ * that is not the preload would be loaded and change nothing.
  * The bytes come from a file the user names: every offset and count is
  * checked against len before it is used (fuzzed in tests/test_exec_elf.c).
  */
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../preload/note.h"
 #include "exec_elf.h"
 
 /* The machine the preload is built for: the command's own. */
@@ -72,23 +74,19 @@ static struct cli_elf_id native(void)
     return id;
 }
 
-enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len,
-                               const struct cli_elf_id *lib)
+/* Where the program headers lie in the bytes at buf, each checked. */
+struct phdrs {
+    uint64_t off; /* of the first, from buf */
+    size_t num, ent; /* count, and the size of one */
+    int le;
+};
+
+/* The program headers of the ELF whose identity is id in the len bytes
+ * at buf: 0, or -1 if they do not lie whole within them. */
+static int phdrs_of(const unsigned char *buf, size_t len, const struct cli_elf_id *id,
+                    struct phdrs *ph)
 {
-    struct cli_elf_id id, own = lib ? *lib : native();
-    if (len > CLI_ELF_HEAD)
-        len = CLI_ELF_HEAD;
-    if (cli_elf_id(buf, len, &id) != 0)
-        return CLI_ELF_UNKNOWN;
-    int le = id.le, is64 = id.is64;
-    uint16_t type = rd16(buf + 16, le);
-    if (type != ET_EXEC && type != ET_DYN)
-        return CLI_ELF_UNKNOWN; /* execve refuses it */
-    /* machine 0 (EM_NONE): a build for a machine not named above, whose
-     * number this file does not know; word size and byte order still
-     * tell a 32-bit program from a 64-bit preload */
-    int same = id.is64 == own.is64 && id.le == own.le &&
-               (own.machine == 0 || id.machine == own.machine);
+    int le = id->le, is64 = id->is64;
     uint64_t phoff = is64 ? rd64(buf + 32, le) : rd32(buf + 28, le);
     uint16_t phentsize = rd16(buf + (is64 ? 54 : 42), le);
     uint16_t phnum = rd16(buf + (is64 ? 56 : 44), le);
@@ -97,13 +95,97 @@ enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len,
      * class's are not what a linker writes: left to execve. */
     if (phentsize != want || phnum == 0 || phnum == PN_XNUM || phoff > len ||
         (uint64_t)phnum * want > len - phoff)
+        return -1;
+    *ph = (struct phdrs){phoff, phnum, want, le};
+    return 0;
+}
+
+/* 1 if one of the program headers ph is PT_INTERP. */
+static int has_interp(const unsigned char *buf, const struct phdrs *ph)
+{
+    for (size_t i = 0; i < ph->num; i++)
+        if (rd32(buf + ph->off + i * ph->ent, ph->le) == PT_INTERP)
+            return 1;
+    return 0;
+}
+
+enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len,
+                               const struct cli_elf_id *lib)
+{
+    struct cli_elf_id id, own = lib ? *lib : native();
+    if (len > CLI_ELF_HEAD)
+        len = CLI_ELF_HEAD;
+    if (cli_elf_id(buf, len, &id) != 0)
         return CLI_ELF_UNKNOWN;
-    for (size_t i = 0; i < phnum; i++) {
-        if (rd32(buf + phoff + i * want, le) == PT_INTERP)
-            return same ? CLI_ELF_DYNAMIC : CLI_ELF_FOREIGN;
-    }
+    uint16_t type = rd16(buf + 16, id.le);
+    if (type != ET_EXEC && type != ET_DYN)
+        return CLI_ELF_UNKNOWN; /* execve refuses it */
+    /* machine 0 (EM_NONE): a build for a machine not named above, whose
+     * number this file does not know; word size and byte order still
+     * tell a 32-bit program from a 64-bit preload */
+    int same = id.is64 == own.is64 && id.le == own.le &&
+               (own.machine == 0 || id.machine == own.machine);
+    struct phdrs ph;
+    if (phdrs_of(buf, len, &id, &ph) != 0)
+        return CLI_ELF_UNKNOWN;
+    if (has_interp(buf, &ph))
+        return same ? CLI_ELF_DYNAMIC : CLI_ELF_FOREIGN;
     /* No interpreter: nothing reads LD_PRELOAD, whatever the machine. */
     return CLI_ELF_STATIC;
+}
+
+/* 1 if the note entries in [buf + off, buf + end) hold the preload's
+ * (note.h). Each entry is three 4-byte words (name size, descriptor
+ * size, type), then the name and the descriptor, each padded to align. */
+static int has_preload_note(const unsigned char *buf, uint64_t off, uint64_t end, int le,
+                            uint64_t align)
+{
+    static const char name[] = PC_PRELOAD_NOTE_NAME, desc[] = PC_PRELOAD_NOTE_DESC;
+    while (end - off >= 12) {
+        uint64_t namesz = rd32(buf + off, le), descsz = rd32(buf + off + 4, le);
+        uint32_t type = rd32(buf + off + 8, le);
+        off += 12;
+        uint64_t npad = (namesz + align - 1) & ~(align - 1);
+        uint64_t dpad = (descsz + align - 1) & ~(align - 1);
+        if (npad > end - off || dpad > end - off - npad)
+            return 0; /* an entry past the segment: malformed */
+        if (type == PC_PRELOAD_NOTE_TYPE && namesz == sizeof(name) &&
+            memcmp(buf + off, name, sizeof(name)) == 0 && descsz == sizeof(desc) &&
+            memcmp(buf + off + npad, desc, sizeof(desc)) == 0)
+            return 1;
+        off += npad + dpad;
+    }
+    return 0;
+}
+
+enum cli_elf_lib cli_elf_lib(const unsigned char *buf, size_t len)
+{
+    struct cli_elf_id id;
+    struct phdrs ph;
+    if (len > CLI_ELF_HEAD)
+        len = CLI_ELF_HEAD;
+    if (cli_elf_id(buf, len, &id) != 0)
+        return CLI_ELF_LIB_NOT_ELF;
+    /* a program, not a library; a position-independent one has an
+     * interpreter, and the loader refuses to preload it */
+    if (rd16(buf + 16, id.le) != ET_DYN || phdrs_of(buf, len, &id, &ph) != 0)
+        return CLI_ELF_LIB_NOT_SHARED;
+    if (has_interp(buf, &ph))
+        return CLI_ELF_LIB_NOT_SHARED;
+    for (size_t i = 0; i < ph.num; i++) {
+        const unsigned char *p = buf + ph.off + i * ph.ent;
+        if (rd32(p, id.le) != PT_NOTE)
+            continue;
+        uint64_t off = id.is64 ? rd64(p + 8, id.le) : rd32(p + 4, id.le);
+        uint64_t size = id.is64 ? rd64(p + 32, id.le) : rd32(p + 16, id.le);
+        uint64_t align = id.is64 ? rd64(p + 48, id.le) : rd32(p + 28, id.le);
+        /* notes are 4-byte aligned, or 8 in a segment that says so (the
+         * GNU property notes of 64-bit files) */
+        if (off <= len && size <= len - off &&
+            has_preload_note(buf, off, off + size, id.le, align == 8 ? 8 : 4))
+            return CLI_ELF_LIB_PRELOAD;
+    }
+    return CLI_ELF_LIB_NOT_PRELOAD;
 }
 
 /* Up to max bytes of the start of the file at path into buf: their
@@ -122,6 +204,17 @@ static ssize_t head_of(const char *path, unsigned char *buf, size_t max)
     }
     close(fd);
     return (ssize_t)len;
+}
+
+enum cli_elf_lib cli_elf_lib_of(const char *path)
+{
+    unsigned char *buf = malloc(CLI_ELF_HEAD);
+    if (buf == NULL)
+        return CLI_ELF_LIB_UNREAD;
+    ssize_t len = head_of(path, buf, CLI_ELF_HEAD);
+    enum cli_elf_lib r = len < 0 ? CLI_ELF_LIB_UNREAD : cli_elf_lib(buf, (size_t)len);
+    free(buf);
+    return r;
 }
 
 int cli_elf_id_of(const char *path, struct cli_elf_id *id)

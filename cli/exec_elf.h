@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * exec_elf.h - whether the dynamic loader will read LD_PRELOAD for a
- * program: `pageclear exec` refuses one it would not (cli/exec.c).
+ * program, and whether a library is the preload: `pageclear exec` refuses
+ * a program it would not run the preload for, and a library that is not
+ * the preload (cli/exec.c).
  */
 #ifndef PAGECLEAR_CLI_EXEC_ELF_H
 #define PAGECLEAR_CLI_EXEC_ELF_H
@@ -42,6 +44,27 @@ int cli_elf_id_of(const char *path, struct cli_elf_id *id);
  * command's own). Reads nothing outside [buf, buf + len). */
 enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len,
                                const struct cli_elf_id *lib);
+
+/* What a library given to `exec` is (cli_elf_lib). */
+enum cli_elf_lib {
+    CLI_ELF_LIB_PRELOAD,     /* a shared library with the preload's note
+                                (preload/note.h) */
+    CLI_ELF_LIB_NOT_ELF,     /* no ELF header: the loader ignores it */
+    CLI_ELF_LIB_NOT_SHARED,  /* not ET_DYN, with an interpreter (a
+                                position-independent program), or program
+                                headers that do not lie in the bytes read */
+    CLI_ELF_LIB_NOT_PRELOAD, /* a shared library without the note (within
+                                the first CLI_ELF_HEAD bytes, where a linker
+                                puts notes) */
+    CLI_ELF_LIB_UNREAD,      /* cli_elf_lib_of: the file cannot be read */
+};
+
+/* What the first len bytes of a library say it is (at most CLI_ELF_HEAD
+ * of them are read). Reads nothing outside [buf, buf + len). */
+enum cli_elf_lib cli_elf_lib(const unsigned char *buf, size_t len);
+
+/* The same for the file at path. */
+enum cli_elf_lib cli_elf_lib_of(const char *path);
 
 /* The interpreter a "#!" first line among the len bytes at buf names,
  * into out (NUL-terminated): its length, or 0 if there is no such line,

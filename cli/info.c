@@ -163,7 +163,7 @@ static void preload(void)
     printf("preload:        ");
     if (lib != NULL)
         printf("%s", lib);
-    else if (env != NULL)
+    else if (env != NULL && *env != '\0')
         printf("PAGECLEAR_PRELOAD_LIB=%s cannot be read", env);
     else
         printf("none installed or built (PAGECLEAR_PRELOAD_LIB names one)");

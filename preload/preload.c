@@ -46,8 +46,20 @@
 
 #include "cpu.h"
 #include "entry.h"
+#include "note.h"
 #include "pageclear.h"
 #include "stats.h"
+
+/* The note `pageclear exec` reads to know this file for the preload
+ * (note.h): owner name, descriptor and type, each field 4-byte aligned as
+ * the ELF note format wants. A section named .note.* is a note section to
+ * GCC and Clang alike, which the linker puts in a PT_NOTE segment. */
+__attribute__((section(".note.pageclear"), used, aligned(4))) static const struct {
+    uint32_t namesz, descsz, type;
+    char name[(sizeof(PC_PRELOAD_NOTE_NAME) + 3) & ~(size_t)3];
+    char desc[(sizeof(PC_PRELOAD_NOTE_DESC) + 3) & ~(size_t)3];
+} pci_preload_note = {sizeof(PC_PRELOAD_NOTE_NAME), sizeof(PC_PRELOAD_NOTE_DESC),
+                      PC_PRELOAD_NOTE_TYPE, PC_PRELOAD_NOTE_NAME, PC_PRELOAD_NOTE_DESC};
 
 /* The entry points, declared here rather than through <string.h>, whose
  * fortified inline versions (_FORTIFY_SOURCE) could not be defined over. */

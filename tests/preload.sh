@@ -201,6 +201,20 @@ exec)
     # command after it.
     out=$(PATH="$tmp/pa:$tmp/pb:$PATH" "$bin" exec -- dcmd)
     [ "$out" = second ] || bad "exec: PATH past a directory: $out"
+    # A library that is not the preload: the loader would skip it, or load
+    # it to no effect, and run the command without pageclear. Refused,
+    # said: the library pageclear itself is (no preload note, cli/exec_elf.c),
+    # a program, a text file, a directory.
+    libpc=$(ldd "$preload" | awk '$1 ~ /^libpageclear\.so/ { print $3 }')
+    printf 'not a library\n' > "$tmp/text.so"
+    for case in "$libpc|lacks the pageclear preload note" "$target|not a shared library" \
+        "$tmp/text.so|not an ELF file" "$tmp|not a file"; do
+        "$bin" exec --lib "${case%%|*}" -- true > /dev/null 2> "$tmp/e.err"
+        rc=$?
+        [ "$rc" -eq 2 ] && grep -qF -- "${case#*|}" "$tmp/e.err" ||
+            { bad "exec --lib '${case%%|*}': exit $rc"; cat "$tmp/e.err"; }
+    done
+    [ -n "$libpc" ] || bad "exec: no libpageclear.so in ldd of $preload"
     PAGECLEAR_PRELOAD_LIB=/nonexistent/libpageclear-preload.so "$bin" exec -- true \
         2> "$tmp/e.err"
     rc=$?

@@ -3,7 +3,8 @@
  * test_exec_elf.c - how `pageclear exec` reads a program before running it
  * under the preload (cli/exec_elf.c): built headers of each kind (with an
  * interpreter, static, another class, machine or byte order, not ELF,
- * cut short, program headers out of range), "#!" lines, the same as files
+ * cut short, program headers out of range), libraries with and without
+ * the preload's note, "#!" lines, the same as files
  * (scripts followed to their interpreter), this very program, and a
  * seeded fuzz of mutated headers and lines in buffers of exactly their
  * length, so the sanitizers catch a read past one. libFuzzer with
@@ -13,6 +14,7 @@
 #include <fcntl.h>
 
 #include "../cli/exec_elf.h"
+#include "../preload/note.h"
 #include "harness.h"
 
 #if defined(__x86_64__)
@@ -20,6 +22,22 @@
 #elif defined(__aarch64__)
 #define NATIVE_MACHINE EM_AARCH64
 #endif
+
+/* The invariants of the library reader on any input: one of its answers
+ * (never "cannot be read": it reads no file), "not ELF" exactly where the
+ * header reader finds none, and the preload only where the kind reader
+ * sees a shared library without an interpreter (static, to it). */
+static enum cli_elf_lib lib_exact(const unsigned char *exact, size_t len)
+{
+    enum cli_elf_lib l = cli_elf_lib(exact, len);
+    struct cli_elf_id id;
+    CHECK(l == CLI_ELF_LIB_PRELOAD || l == CLI_ELF_LIB_NOT_ELF || l == CLI_ELF_LIB_NOT_SHARED ||
+          l == CLI_ELF_LIB_NOT_PRELOAD);
+    CHECK((l == CLI_ELF_LIB_NOT_ELF) == (cli_elf_id(exact, len, &id) != 0));
+    if (l == CLI_ELF_LIB_PRELOAD)
+        CHECK(cli_elf_kind(exact, len, &id) == CLI_ELF_STATIC);
+    return l;
+}
 
 /* The invariants on any input: one of the four kinds; bytes that are no
  * ELF header are unknown; judged against the identity their own header
@@ -41,6 +59,7 @@ static enum cli_elf_kind kind_exact(const unsigned char *data, size_t len)
     } else {
         CHECK(k == CLI_ELF_UNKNOWN);
     }
+    lib_exact(exact, len);
     free(exact);
     return k;
 }
@@ -108,6 +127,104 @@ static size_t make(unsigned char *b, struct shape s)
     for (int i = 0; i < s.phnum; i++)
         put(b + eh + (size_t)i * ph, i == s.interp ? PT_INTERP : PT_LOAD, 4, s.le);
     return eh + (size_t)s.phnum * ph;
+}
+
+/* A shared library as a linker lays one out: an ELF header, a PT_LOAD
+ * and a PT_NOTE header, and the note segment after them: a build-id note
+ * of 20 bytes, then the preload's (note.h) with the name, type and
+ * descriptor given, each entry padded to align. Returns the length. */
+static size_t make_lib(unsigned char *b, int is64, int le, unsigned align, const char *name,
+                       unsigned type, const char *desc)
+{
+    struct shape sh = {is64, le, 62, ET_DYN, 2, -1};
+    size_t off = make(b, sh), ph = (is64 ? 64 : 52) + (is64 ? 56 : 32), at = off;
+    unsigned char *p = b + ph;
+    put(p, PT_NOTE, 4, le);
+    put(p + (is64 ? 8 : 4), off, is64 ? 8 : 4, le); /* p_offset */
+    put(p + (is64 ? 48 : 28), align, is64 ? 8 : 4, le); /* p_align */
+    const char *names[2] = {"GNU", name}, *descs[2] = {"0123456789abcdefghij", desc};
+    const unsigned types[2] = {NT_GNU_BUILD_ID, type};
+    for (int i = 0; i < 2; i++) {
+        size_t nsz = strlen(names[i]) + 1, dsz = strlen(descs[i]) + 1;
+        if (i == 0)
+            dsz--; /* a build id is bytes, not a string */
+        put(b + at, nsz, 4, le);
+        put(b + at + 4, dsz, 4, le);
+        put(b + at + 8, types[i], 4, le);
+        at += 12;
+        memset(b + at, 0, ((nsz + align - 1) & ~(size_t)(align - 1)) +
+                              ((dsz + align - 1) & ~(size_t)(align - 1)));
+        memcpy(b + at, names[i], nsz);
+        at += (nsz + align - 1) & ~(size_t)(align - 1);
+        memcpy(b + at, descs[i], dsz);
+        at += (dsz + align - 1) & ~(size_t)(align - 1);
+    }
+    put(p + (is64 ? 32 : 16), at - off, is64 ? 8 : 4, le); /* p_filesz */
+    return at;
+}
+
+/* lib_exact on a copy of the len bytes at b in a buffer of exactly that
+ * length, so that the sanitizers catch a read past it. */
+static enum cli_elf_lib lib_copy(const unsigned char *b, size_t len)
+{
+    unsigned char *exact = malloc(len ? len : 1);
+    CHECK(exact != NULL);
+    if (len)
+        memcpy(exact, b, len);
+    enum cli_elf_lib l = lib_exact(exact, len);
+    free(exact);
+    return l;
+}
+
+/* Libraries given to exec: the preload's note found in either class and
+ * byte order and at either alignment, and anything else refused. */
+static void libs(void)
+{
+    static unsigned char b[1024];
+    const char *nm = PC_PRELOAD_NOTE_NAME, *ds = PC_PRELOAD_NOTE_DESC;
+    const unsigned ty = PC_PRELOAD_NOTE_TYPE;
+    size_t n = 0;
+    for (int is64 = 0; is64 < 2; is64++)
+        for (int le = 0; le < 2; le++)
+            for (unsigned align = 4; align <= 8; align += 4) {
+                n = make_lib(b, is64, le, align, nm, ty, ds);
+                CHECK_EQ(lib_copy(b, n), CLI_ELF_LIB_PRELOAD);
+                /* cut anywhere short of the note's last byte: not found */
+                for (size_t cut = 0; cut < n; cut++)
+                    CHECK(lib_copy(b, cut) != CLI_ELF_LIB_PRELOAD);
+            }
+    /* another name, type or descriptor, a name one byte longer */
+    CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, "pageclean", ty, ds)), CLI_ELF_LIB_NOT_PRELOAD);
+    CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, nm, ty + 1, ds)), CLI_ELF_LIB_NOT_PRELOAD);
+    CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, nm, ty, "prelude")), CLI_ELF_LIB_NOT_PRELOAD);
+    CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, "pageclear!", ty, ds)), CLI_ELF_LIB_NOT_PRELOAD);
+    /* the build id's sizes out of range: the walk stops, nothing read
+     * past the segment (the buffer is exactly its length) */
+    size_t first = 64 + 2 * 56;
+    for (int field = 0; field < 2; field++) {
+        n = make_lib(b, 1, 1, 4, nm, ty, ds);
+        put(b + first + 4 * (size_t)field, 0xfffffff0u, 4, 1);
+        CHECK_EQ(lib_copy(b, n), CLI_ELF_LIB_NOT_PRELOAD);
+    }
+    /* the segment past the bytes, or its offset + size wrapping */
+    n = make_lib(b, 1, 1, 4, nm, ty, ds);
+    put(b + 64 + 56 + 32, 4000, 8, 1);
+    CHECK_EQ(lib_copy(b, n), CLI_ELF_LIB_NOT_PRELOAD);
+    put(b + 64 + 56 + 32, UINT64_MAX - 8, 8, 1);
+    CHECK_EQ(lib_copy(b, n), CLI_ELF_LIB_NOT_PRELOAD);
+    /* a program, with an interpreter (a PIE) or ET_EXEC; an object */
+    n = make_lib(b, 1, 1, 4, nm, ty, ds);
+    put(b + 64, PT_INTERP, 4, 1); /* the PT_LOAD header */
+    CHECK_EQ(lib_copy(b, n), CLI_ELF_LIB_NOT_SHARED);
+    n = make_lib(b, 1, 1, 4, nm, ty, ds);
+    put(b + 16, ET_EXEC, 2, 1);
+    CHECK_EQ(lib_copy(b, n), CLI_ELF_LIB_NOT_SHARED);
+    put(b + 16, ET_REL, 2, 1);
+    CHECK_EQ(lib_copy(b, n), CLI_ELF_LIB_NOT_SHARED);
+    CHECK_EQ(lib_copy((const unsigned char *)"!<arch>\n", 8), CLI_ELF_LIB_NOT_ELF);
+    CHECK_EQ(cli_elf_lib_of("/nonexistent/lib.so"), CLI_ELF_LIB_UNREAD);
+    /* this program: not a library to preload (it has an interpreter) */
+    CHECK_EQ(cli_elf_lib_of("/proc/self/exe"), CLI_ELF_LIB_NOT_SHARED);
 }
 
 static void built(void)
@@ -299,7 +416,7 @@ static void fuzz(unsigned long iters)
 {
     static unsigned char b[2048];
     uint64_t seed = 0x243f6a8885a308d3ULL;
-    int seen[4] = {0};
+    int seen[4] = {0}, seen_lib[4] = {0};
     unsigned long shebangs_named = 0;
     for (unsigned long it = 0; it < iters; it++) {
         struct shape s = {(int)(rng_next(&seed) % 2), (int)(rng_next(&seed) % 4 != 0),
@@ -315,6 +432,16 @@ static void fuzz(unsigned long iters)
         else if (how == 3)
             n = rng_next(&seed) % sizeof(b);
         seen[kind_exact(b, n)]++;
+        /* a library with the preload's note, mutated the same ways */
+        size_t m = make_lib(b, s.is64, s.le, rng_next(&seed) % 2 ? 4 : 8, PC_PRELOAD_NOTE_NAME,
+                            PC_PRELOAD_NOTE_TYPE, PC_PRELOAD_NOTE_DESC);
+        if (how == 1)
+            b[rng_next(&seed) % (m + 1)] = (unsigned char)rng_next(&seed);
+        else if (how == 2)
+            put(b + 16 + rng_next(&seed) % (m - 20), rng_next(&seed), 4, s.le);
+        else if (how == 3)
+            m = rng_next(&seed) % (m + 1);
+        seen_lib[lib_copy(b, m)]++;
         /* the same bytes as a "#!" line, and a first line of random text */
         b[0] = '#';
         b[1] = '!';
@@ -326,16 +453,19 @@ static void fuzz(unsigned long iters)
     }
     /* the driver must reach every kind, or it tests refusals only */
     for (int k = 0; k < 4; k++)
-        CHECK(seen[k] > 0);
+        CHECK(seen[k] > 0 && seen_lib[k] > 0);
     CHECK(shebangs_named > 0);
-    printf("ok: %lu inputs: %d unknown, %d dynamic, %d static, %d foreign\n", iters,
-           seen[CLI_ELF_UNKNOWN], seen[CLI_ELF_DYNAMIC], seen[CLI_ELF_STATIC],
-           seen[CLI_ELF_FOREIGN]);
+    printf("ok: %lu inputs: %d unknown, %d dynamic, %d static, %d foreign; libraries: %d "
+           "the preload, %d not ELF, %d not shared, %d without the note\n",
+           iters, seen[CLI_ELF_UNKNOWN], seen[CLI_ELF_DYNAMIC], seen[CLI_ELF_STATIC],
+           seen[CLI_ELF_FOREIGN], seen_lib[CLI_ELF_LIB_PRELOAD], seen_lib[CLI_ELF_LIB_NOT_ELF],
+           seen_lib[CLI_ELF_LIB_NOT_SHARED], seen_lib[CLI_ELF_LIB_NOT_PRELOAD]);
 }
 
 int main(int argc, char **argv)
 {
     built();
+    libs();
     shebangs();
     files();
     fuzz(argc > 1 ? strtoul(argv[1], NULL, 10) : 200000);
