@@ -121,11 +121,42 @@ const char *cli_exec_preload(const char *lib)
     return lib;
 }
 
+/* 1 if the entry of LD_PRELOAD at p (len bytes) is a path to a copy of
+ * the preload (its note: exec_elf.h). An entry without a '/' is a name
+ * the loader looks up itself, which this cannot follow. */
+static int is_preload_entry(const char *p, size_t len)
+{
+    char path[4096];
+    if (len >= sizeof(path) || memchr(p, '/', len) == NULL)
+        return 0;
+    memcpy(path, p, len);
+    path[len] = '\0';
+    return cli_elf_lib_of(path) == CLI_ELF_LIB_PRELOAD;
+}
+
 int cli_exec_ld_preload(const char *lib, const char *old, char *buf, size_t n)
 {
-    int k = old != NULL && *old != '\0' ? snprintf(buf, n, "%s:%s", lib, old)
-                                        : snprintf(buf, n, "%s", lib);
-    return k < 0 || (size_t)k >= n ? -1 : 0;
+    int k = snprintf(buf, n, "%s", lib);
+    if (k < 0 || (size_t)k >= n)
+        return -1;
+    size_t at = (size_t)k;
+    /* The loader splits on colons and spaces. A copy of the preload among
+     * old's entries (the user's own LD_PRELOAD of it, by path) is left
+     * out: loaded too, it would be the memset after lib, which then hands
+     * it the short calls instead of storing them itself. */
+    for (const char *p = old != NULL ? old : ""; *p != '\0';) {
+        size_t len = strcspn(p, ": ");
+        if (len > 0 && !is_preload_entry(p, len)) {
+            if (len + 1 >= n - at)
+                return -1;
+            buf[at++] = ':';
+            memcpy(buf + at, p, len);
+            at += len;
+            buf[at] = '\0';
+        }
+        p += len + (p[len] != '\0');
+    }
+    return 0;
 }
 
 /* Why a command was not found: the reason for the first name that

@@ -22,7 +22,8 @@ const char *cli_exec_preload(const char *lib);
 const char *cli_exec_found(void);
 
 /* LD_PRELOAD with lib first and the entries of old (may be NULL) after
- * it, into buf. 0, or -1 if it does not fit. */
+ * it, colon-separated, but those that are paths to a copy of the preload,
+ * into buf. 0, or -1 if it does not fit. */
 int cli_exec_ld_preload(const char *lib, const char *old, char *buf, size_t n);
 
 #endif

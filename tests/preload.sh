@@ -166,6 +166,11 @@ exec)
     [ "$out" = "LD_PRELOAD=$preload:$chain" ] || bad "exec: $out"
     out=$("$bin" exec -- "$target" env)
     [ "$out" = "LD_PRELOAD=$preload" ] || bad "exec, no LD_PRELOAD before: $out"
+    # A copy of the preload already there by path (the user's own
+    # LD_PRELOAD of it) is left out, the rest kept in order, colon-separated
+    # (the loader splits on spaces too).
+    out=$(LD_PRELOAD="$preload $chain::" "$bin" exec -- "$target" env 2>/dev/null)
+    [ "$out" = "LD_PRELOAD=$preload:$chain" ] || bad "exec, the preload already there: $out"
     "$bin" exec --min 1M --stats -- "$target" route 2> "$tmp/execr.err"
     rc=$?
     expect_ok execr
