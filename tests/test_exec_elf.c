@@ -23,6 +23,17 @@
 #define NATIVE_MACHINE EM_AARCH64
 #endif
 
+/* The len bytes at data in a buffer of exactly that length (freed by the
+ * caller), so that the sanitizers catch a read past them. */
+static unsigned char *exact_copy(const unsigned char *data, size_t len)
+{
+    unsigned char *exact = malloc(len ? len : 1);
+    CHECK(exact != NULL);
+    if (len)
+        memcpy(exact, data, len);
+    return exact;
+}
+
 /* The invariants of the library reader on any input: one of its answers
  * (never "cannot be read": it reads no file), "not ELF" exactly where the
  * header reader finds none, and the preload only where the kind reader
@@ -44,10 +55,7 @@ static enum cli_elf_lib lib_exact(const unsigned char *exact, size_t len)
  * gives, never foreign. */
 static enum cli_elf_kind kind_exact(const unsigned char *data, size_t len)
 {
-    unsigned char *exact = malloc(len ? len : 1);
-    CHECK(exact != NULL);
-    if (len)
-        memcpy(exact, data, len);
+    unsigned char *exact = exact_copy(data, len);
     enum cli_elf_kind k = cli_elf_kind(exact, len, NULL);
     CHECK(k == CLI_ELF_UNKNOWN || k == CLI_ELF_DYNAMIC || k == CLI_ELF_STATIC ||
           k == CLI_ELF_FOREIGN);
@@ -69,10 +77,7 @@ static enum cli_elf_kind kind_exact(const unsigned char *data, size_t len)
  * first line's bytes. */
 static size_t shebang_exact(const unsigned char *data, size_t len)
 {
-    unsigned char *exact = malloc(len ? len : 1);
-    CHECK(exact != NULL);
-    if (len)
-        memcpy(exact, data, len);
+    unsigned char *exact = exact_copy(data, len);
     char out[64];
     memset(out, 'z', sizeof(out));
     size_t k = cli_shebang(exact, len, out, sizeof(out));
@@ -163,14 +168,10 @@ static size_t make_lib(unsigned char *b, int is64, int le, unsigned align, const
     return at;
 }
 
-/* lib_exact on a copy of the len bytes at b in a buffer of exactly that
- * length, so that the sanitizers catch a read past it. */
+/* lib_exact on an exact copy of the len bytes at b. */
 static enum cli_elf_lib lib_copy(const unsigned char *b, size_t len)
 {
-    unsigned char *exact = malloc(len ? len : 1);
-    CHECK(exact != NULL);
-    if (len)
-        memcpy(exact, b, len);
+    unsigned char *exact = exact_copy(b, len);
     enum cli_elf_lib l = lib_exact(exact, len);
     free(exact);
     return l;
