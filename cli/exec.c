@@ -131,7 +131,7 @@ static int is_preload_entry(const char *p, size_t len)
         return 0;
     memcpy(path, p, len);
     path[len] = '\0';
-    return cli_elf_lib_of(path) == CLI_ELF_LIB_PRELOAD;
+    return cli_elf_lib_of(path, NULL) == CLI_ELF_LIB_PRELOAD;
 }
 
 int cli_exec_ld_preload(const char *lib, const char *old, char *buf, size_t n)
@@ -233,18 +233,19 @@ static void not_runnable(const char *cmd, const struct why *w)
                   w->path, reason);
 }
 
-/* 0 if lib is the preload, else CLI_EXIT_USAGE after a message: the
- * loader would skip a file that is no shared library with a message of
- * its own and run CMD without pageclear, and load a shared library that
- * is not the preload to no effect, silently. */
-static int check_lib(const char *lib)
+/* 0 if lib is the preload, with its identity in *id, else
+ * CLI_EXIT_USAGE after a message: the loader would skip a file that is no
+ * shared library with a message of its own and run CMD without
+ * pageclear, and load a shared library that is not the preload to no
+ * effect, silently. */
+static int check_lib(const char *lib, struct cli_elf_id *id)
 {
     struct stat st;
     if (stat(lib, &st) == 0 && !S_ISREG(st.st_mode)) {
         cli_error("exec: the preload library %s is not a file", lib);
         return CLI_EXIT_USAGE;
     }
-    switch (cli_elf_lib_of(lib)) {
+    switch (cli_elf_lib_of(lib, id)) {
     case CLI_ELF_LIB_PRELOAD:
         return 0;
     case CLI_ELF_LIB_NOT_ELF:
@@ -265,10 +266,11 @@ static int check_lib(const char *lib)
     return CLI_EXIT_USAGE;
 }
 
-/* 0 if CMD can run under the preload lib, else CLI_EXIT_USAGE after a
- * message: not found, not a file it may run, set-user-ID, static, or of
- * another word size, byte order or machine than lib (exec_elf.c). */
-static int check_cmd(const char *cmd, const char *lib)
+/* 0 if CMD can run under the preload of identity lib, else
+ * CLI_EXIT_USAGE after a message: not found, not a file it may run,
+ * set-user-ID, static, or of another word size, byte order or machine
+ * than lib (exec_elf.c). */
+static int check_cmd(const char *cmd, const struct cli_elf_id *lib)
 {
     char buf[4096];
     struct stat st;
@@ -290,9 +292,7 @@ static int check_cmd(const char *cmd, const char *lib)
         return CLI_EXIT_USAGE;
     }
     char judged[4096];
-    struct cli_elf_id id;
-    int known = cli_elf_id_of(lib, &id) == 0; /* else: the command's own */
-    enum cli_elf_kind kind = cli_elf_kind_of(path, known ? &id : NULL, judged, sizeof(judged));
+    enum cli_elf_kind kind = cli_elf_kind_of(path, lib, judged, sizeof(judged));
     /* For a script, the interpreter its #! line names is what the kernel
      * runs and what the loader would run for. */
     int script = strcmp(judged, path) != 0;
@@ -365,9 +365,10 @@ int cli_exec(int argc, char **argv)
     lib = cli_exec_preload(lib);
     if (lib == NULL)
         return CLI_EXIT_USAGE;
-    rc = check_lib(lib);
+    struct cli_elf_id id;
+    rc = check_lib(lib, &id);
     if (rc == 0)
-        rc = check_cmd(argv[first], lib);
+        rc = check_cmd(argv[first], &id);
     if (rc != 0)
         return rc;
     /* LD_PRELOAD splits on spaces and colons: a path holding one cannot

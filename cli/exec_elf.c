@@ -63,8 +63,8 @@ int cli_elf_id(const unsigned char *buf, size_t len, struct cli_elf_id *id)
     return 0;
 }
 
-/* The command's own word size, byte order and machine: the preload's
- * when its file cannot be read (they are built together). */
+/* The command's own word size, byte order and machine, which a NULL
+ * library identity stands for (the preload is built with the command). */
 static struct cli_elf_id native(void)
 {
     struct cli_elf_id id = {sizeof(void *) == 8, __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, 0};
@@ -168,9 +168,8 @@ enum cli_elf_lib cli_elf_lib(const unsigned char *buf, size_t len)
         return CLI_ELF_LIB_NOT_ELF;
     /* a program, not a library; a position-independent one has an
      * interpreter, and the loader refuses to preload it */
-    if (rd16(buf + 16, id.le) != ET_DYN || phdrs_of(buf, len, &id, &ph) != 0)
-        return CLI_ELF_LIB_NOT_SHARED;
-    if (has_interp(buf, &ph))
+    if (rd16(buf + 16, id.le) != ET_DYN || phdrs_of(buf, len, &id, &ph) != 0 ||
+        has_interp(buf, &ph))
         return CLI_ELF_LIB_NOT_SHARED;
     for (size_t i = 0; i < ph.num; i++) {
         const unsigned char *p = buf + ph.off + i * ph.ent;
@@ -206,23 +205,17 @@ static ssize_t head_of(const char *path, unsigned char *buf, size_t max)
     return (ssize_t)len;
 }
 
-enum cli_elf_lib cli_elf_lib_of(const char *path)
+enum cli_elf_lib cli_elf_lib_of(const char *path, struct cli_elf_id *id)
 {
     unsigned char *buf = malloc(CLI_ELF_HEAD);
     if (buf == NULL)
         return CLI_ELF_LIB_UNREAD;
     ssize_t len = head_of(path, buf, CLI_ELF_HEAD);
     enum cli_elf_lib r = len < 0 ? CLI_ELF_LIB_UNREAD : cli_elf_lib(buf, (size_t)len);
+    if (id != NULL && r != CLI_ELF_LIB_UNREAD && r != CLI_ELF_LIB_NOT_ELF)
+        (void)cli_elf_id(buf, (size_t)len, id);
     free(buf);
     return r;
-}
-
-int cli_elf_id_of(const char *path, struct cli_elf_id *id)
-{
-    /* the identity is in the ELF header alone */
-    unsigned char buf[sizeof(Elf64_Ehdr)];
-    ssize_t len = head_of(path, buf, sizeof(buf));
-    return len < 0 ? -1 : cli_elf_id(buf, (size_t)len, id);
 }
 
 size_t cli_shebang(const unsigned char *buf, size_t len, char *out, size_t n)

@@ -36,9 +36,6 @@ struct cli_elf_id {
  * header. Reads nothing outside [buf, buf + len). */
 int cli_elf_id(const unsigned char *buf, size_t len, struct cli_elf_id *id);
 
-/* The same for the file at path (the preload library): 0, or -1. */
-int cli_elf_id_of(const char *path, struct cli_elf_id *id);
-
 /* What the first len bytes of a program (buf, at most CLI_ELF_HEAD of them
  * are read) say it is, for a preload library of identity lib (NULL: the
  * command's own). Reads nothing outside [buf, buf + len). */
@@ -63,8 +60,10 @@ enum cli_elf_lib {
  * of them are read). Reads nothing outside [buf, buf + len). */
 enum cli_elf_lib cli_elf_lib(const unsigned char *buf, size_t len);
 
-/* The same for the file at path. */
-enum cli_elf_lib cli_elf_lib_of(const char *path);
+/* The same for the file at path; id (may be NULL) gets its identity
+ * where it has an ELF header (neither CLI_ELF_LIB_NOT_ELF nor
+ * CLI_ELF_LIB_UNREAD), from the same bytes. */
+enum cli_elf_lib cli_elf_lib_of(const char *path, struct cli_elf_id *id);
 
 /* The interpreter a "#!" first line among the len bytes at buf names,
  * into out (NUL-terminated): its length, or 0 if there is no such line,

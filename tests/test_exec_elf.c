@@ -223,9 +223,9 @@ static void libs(void)
     put(b + 16, ET_REL, 2, 1);
     CHECK_EQ(lib_copy(b, n), CLI_ELF_LIB_NOT_SHARED);
     CHECK_EQ(lib_copy((const unsigned char *)"!<arch>\n", 8), CLI_ELF_LIB_NOT_ELF);
-    CHECK_EQ(cli_elf_lib_of("/nonexistent/lib.so"), CLI_ELF_LIB_UNREAD);
+    CHECK_EQ(cli_elf_lib_of("/nonexistent/lib.so", NULL), CLI_ELF_LIB_UNREAD);
     /* this program: not a library to preload (it has an interpreter) */
-    CHECK_EQ(cli_elf_lib_of("/proc/self/exe"), CLI_ELF_LIB_NOT_SHARED);
+    CHECK_EQ(cli_elf_lib_of("/proc/self/exe", NULL), CLI_ELF_LIB_NOT_SHARED);
 }
 
 static void built(void)
@@ -366,9 +366,9 @@ static void files(void)
     CHECK(strcmp(judged, path) == 0);
     CHECK_EQ(cli_elf_kind_of("/proc/self/exe", NULL, judged, sizeof(judged)), CLI_ELF_DYNAMIC);
     struct cli_elf_id self;
-    CHECK_EQ(cli_elf_id_of("/proc/self/exe", &self), 0);
+    CHECK_EQ(cli_elf_lib_of("/proc/self/exe", &self), CLI_ELF_LIB_NOT_SHARED);
     CHECK(self.is64 == (sizeof(void *) == 8) && self.machine == NATIVE_MACHINE);
-    CHECK_EQ(cli_elf_id_of(dir, &self), -1);
+    CHECK_EQ(cli_elf_lib_of(dir, &self), CLI_ELF_LIB_NOT_ELF); /* no bytes */
 #endif
     /* scripts: s[0] runs prog, s[i] runs s[i-1]; the kernel runs five
      * scripts in a row and refuses a sixth, and so does the check, naming
