@@ -106,8 +106,8 @@ int main(int argc, char **argv)
 {
     /* 200, 248 and 288 B: calls passed on where the entry's tests before
      * the jump showed most (docs/preload-short-calls.md) */
-    static const size_t dflt[] = {1,   3,   4,   7,   8,   12,  16,   24,   32,    48, 64,
-                                  65,  96,  128, 200, 248, 256, 288, 512, 4096, 65536};
+    static const size_t dflt[] = {1,  3,  4,   7,   8,   12,  16,  24,  32,  48,   64,
+                                  65, 96, 128, 200, 248, 256, 288, 512, 4096, 65536};
     int rounds = argc > 1 ? atoi(argv[1]) : 9;
     if (rounds < 1 || rounds > MAX_ROUNDS) {
         fprintf(stderr, "preload_calls: ROUNDS must be 1..%d\n", MAX_ROUNDS);
