@@ -44,7 +44,8 @@ extern const unsigned pci_preload_entry_kind;
 
 /* Calls shorter than this the entry stores itself: PCI_PRELOAD_OWN_MAX + 1
  * once READY with no counting (32 or 0 for an entry that needs AVX2:
- * PCI_ENTRY_NEEDS_AVX2), else 0 (every call is then the C library's, or
+ * PCI_ENTRY_NEEDS_AVX2), or preload_min where that is shorter, else 0
+ * (every call is then the C library's, or
  * counted, or on the safe path). Atomic because a thread may read it
  * while the constructor sets it; either value is safe to act on. */
 extern _Atomic size_t pci_preload_own_below;
@@ -58,11 +59,18 @@ extern _Atomic size_t pci_preload_vec_below;
  * SIZE_MAX from the start, so that any order of the limits' stores is
  * safe. */
 extern _Atomic size_t pci_preload_ymm_from;
+/* The longest call the AVX-512 copy's entry stores itself in 64-byte
+ * stores (entry_x86_64_v4.c: past it the C library's memset loops, and
+ * the tests before the jump to it no longer show). */
+#define PCI_PRELOAD_WIDE_MAX 512
+
 /* The copies' entries store calls of 65 to 64 + this many bytes
- * themselves (the AVX2 copy four 32-byte stores, the AVX-512 one two
- * 64-byte stores): 64 where their short cases are on, else 0. A
- * span from 65 B rather than a limit, so that the test holds whatever
- * pci_preload_own_below reads at the same moment. */
+ * themselves (the AVX2 copy 65-128 B in four 32-byte stores, the AVX-512
+ * one up to PCI_PRELOAD_WIDE_MAX in 64-byte stores): 64 and
+ * PCI_PRELOAD_WIDE_MAX - 64 where their cases are on (less where
+ * preload_min is shorter), else 0. A span from 65 B rather than a limit,
+ * so that the test holds whatever pci_preload_own_below reads at the same
+ * moment. */
 extern _Atomic size_t pci_preload_long_span;
 /* The AVX-512 copy's entry stores calls of 65 to 64 + this many bytes
  * with four 32-byte stores: 64 where it runs them and not the 64-byte

@@ -10,7 +10,10 @@
  * Against the C library's own 64-byte memset on the Intel guest that cost
  * up to 16% at 1 B and 17-25% at 64 B at a page's end. Here the first
  * line holds the state test and the whole 0-64 B case to its ret, and
- * 65-128 B, which entry_x86_64.c passes on, are stored too.
+ * 65-128 B, which entry_x86_64.c passes on, are stored too; on the CPUs
+ * whose 512-bit stores keep the clock, 129-512 B as well, where the C
+ * library's memset is four to eight 64-byte stores and the tests before
+ * the jump to it cost 5-15% (docs/preload-short-calls.md).
  *
  * The 0-64 B case is two 32-byte EVEX stores of ymm16 under one byte
  * mask, not one 64-byte store: a 256-bit store keeps the clock on every
@@ -26,9 +29,9 @@
  *
  * Where the CPU has AVX512F, BW, VL and BMI2 and the OS saves their state
  * (cpu.h, pci_preload_short_evex256), preload.c turns the 0-64 B case on
- * (pci_preload_own_below 65) and 65-128 B: two 64-byte stores where the
- * 512-bit store keeps the clock (pci_preload_long_span 64), else four
- * 32-byte ones (pci_preload_evex_span 64). Elsewhere all stay 0 and every
+ * (pci_preload_own_below 65) and 65-512 B in 64-byte stores where the
+ * 512-bit store keeps the clock (pci_preload_long_span 448), else 65-128 B
+ * in four 32-byte ones (pci_preload_evex_span 64). Elsewhere all stay 0 and every
  * call takes the path at 2:, which holds no vector instruction: the copy
  * is correct on any CPU.
  *
@@ -45,7 +48,7 @@ const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX512;
 
 __asm__(
     PCI_ASM_ENTRY_BEGIN
-    /* Layout: four 64-byte lines; the block starts at a multiple of 128
+    /* Layout: six 64-byte lines; the block starts at a multiple of 128
      * bytes, as the AVX2 copy's does (entry_x86_64_v3.c says what that
      * measured), and no case that stores crosses a line. The head's line
      * ends at the 0-64 B case's ret, at +63 exactly: every instruction
@@ -80,7 +83,7 @@ __asm__(
     "	vmovdqu8 %ymm16, (%rdi){%k1}\n"
     "	vmovdqu8 %ymm16, -32(%rdi,%rcx){%k1}\n"
     "	ret\n"
-    /* Longer, or not READY, or the cases off: 65-128 B where a span is on
+    /* Longer, or not READY, or the cases off: 65 B on where a span is on
      * (n - 65 below it, unsigned, so the test holds whatever
      * pci_preload_own_below reads at the same moment), else on. */
     "	.p2align 6\n"
@@ -112,16 +115,44 @@ __asm__(
     "	vmovdqu8 %ymm16, (%rdx){%k1}\n"
     "	vmovdqu8 %ymm16, (%r8){%k1}\n"
     "	ret\n"
-    /* 65-128 B with the 64-byte store: at s and s + n - 64. Four 32-byte
-     * stores instead measured 1.06-1.15 of the C library's time at 80-112 B
-     * under glibc 2.36 on this CPU, against 0.92-0.96 for these two. */
+    /* 65-512 B with the 64-byte store (rcx holds n - 65): 65-128 B at s
+     * and s + n - 64; 129-256 B at s, s + 64, s + n - 128 and s + n - 64;
+     * 257-512 B four from s and four ending at s + n. Four 32-byte stores
+     * instead measured 1.06-1.15 of the C library's time at 80-112 B under
+     * glibc 2.36 on this CPU, against 0.92-0.96 for two 64-byte ones. Past
+     * 128 B the C library's own memset on this CPU stores the same way
+     * (objdump of glibc 2.36's), and the order counts: the same four
+     * stores at 129-256 B with s + n - 64 second measured 1.05 at 224 B
+     * against 1.00 in address order (docs/preload-short-calls.md, "Calls
+     * of 129-512 B stored here"). The 257-512 B case sits in the next
+     * line, so that the 65-256 B cases fill one to their last ret. */
     "	.p2align 6\n"
     "8:	vpbroadcastb %esi, %zmm16\n"
     "	vmovdqu64 %zmm16, (%rdi)\n"
+    "	cmp	$63, %rcx\n"
+    "	ja	4f\n"
+    "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
+    "	ret\n"
+    /* 129-512 B: rcx is below pci_preload_long_span here, so ecx holds it
+     * whole; its 4-byte compare keeps the jump 2 bytes long. */
+    "4:	cmp	$191, %ecx\n"
+    "	ja	6f\n"
+    "	vmovdqu64 %zmm16, 64(%rdi)\n"
+    "	vmovdqu64 %zmm16, -128(%rdi,%rdx)\n"
+    "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
+    "	ret\n"
+    "	.p2align 6\n"
+    "6:	vmovdqu64 %zmm16, 64(%rdi)\n"
+    "	vmovdqu64 %zmm16, 128(%rdi)\n"
+    "	vmovdqu64 %zmm16, 192(%rdi)\n"
+    "	vmovdqu64 %zmm16, -256(%rdi,%rdx)\n"
+    "	vmovdqu64 %zmm16, -192(%rdi,%rdx)\n"
+    "	vmovdqu64 %zmm16, -128(%rdi,%rdx)\n"
     "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
     "	ret\n"
     /* 65-128 B with 32-byte stores, where a 512-bit one lowers the clock:
      * at s, s + 32, s + n - 64 and s + n - 32. */
+    "	.p2align 6\n"
     "5:	vpbroadcastb %esi, %ymm16\n"
     "	vmovdqu64 %ymm16, (%rdi)\n"
     "	vmovdqu64 %ymm16, 32(%rdi)\n"

@@ -306,12 +306,23 @@ static int next_is_libc(void *f)
     return own != NULL && own == f;
 }
 
-/* Turn on the entry's own stores for short calls, as far as this CPU and
- * the entry linked in (pci_preload_entry_kind) allow, and the switches
- * PAGECLEAR_PRELOAD_AVX512 (0 or 1) and PAGECLEAR_PRELOAD_AVX2 (0, 1, or
- * -1 where unset) say. */
-static void own_stores(int want_avx512, int want_avx2)
+/* Set a limit of the entry's own stores, short of below: calls from
+ * below on are pageclear's (preload_min), not the entry's. from is the
+ * first length it covers (0 for pci_preload_own_below, 65 for a span)
+ * and n how many. */
+static void own_limit(_Atomic size_t *v, size_t from, size_t n, size_t below)
 {
+    size_t room = below > from ? below - from : 0;
+    atomic_store_explicit(v, n < room ? n : room, memory_order_relaxed);
+}
+
+/* Turn on the entry's own stores for short calls, as far as this CPU and
+ * the entry linked in (pci_preload_entry_kind) allow, the switches
+ * PAGECLEAR_PRELOAD_AVX512 (0 or 1) and PAGECLEAR_PRELOAD_AVX2 (0, 1, or
+ * -1 where unset) say, and below calls shorter than preload_min. */
+static void own_stores(int want_avx512, int want_avx2, size_t below)
+{
+    const size_t span_from = PCI_PRELOAD_OWN_MAX + 1;
     struct pci_cpuid cpu; /* read once: cpuid exits to the hypervisor in a VM */
     pci_cpuid_read(&cpu);
     int avx2 = pci_preload_short_avx2(&cpu);
@@ -319,13 +330,15 @@ static void own_stores(int want_avx512, int want_avx2)
     if (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX512) {
         if (!pci_preload_short_evex256(&cpu))
             return; /* its cases would fault: every call goes on */
-        /* 0-64 B in 256-bit stores on all of them; 65-128 B in 64-byte
+        /* 0-64 B in 256-bit stores on all of them; 65-512 B in 64-byte
          * stores where they keep the clock (and are not turned off), else
-         * in 256-bit ones. */
-        atomic_store_explicit(&pci_preload_own_below, PCI_PRELOAD_OWN_MAX + 1,
-                              memory_order_relaxed);
-        atomic_store_explicit(avx512 ? &pci_preload_long_span : &pci_preload_evex_span, 64,
-                              memory_order_relaxed);
+         * 65-128 B in 256-bit ones (entry_x86_64_v4.c). */
+        own_limit(&pci_preload_own_below, 0, PCI_PRELOAD_OWN_MAX + 1, below);
+        if (avx512)
+            own_limit(&pci_preload_long_span, span_from, PCI_PRELOAD_WIDE_MAX - PCI_PRELOAD_OWN_MAX,
+                      below);
+        else
+            own_limit(&pci_preload_evex_span, span_from, 64, below);
         return;
     }
     int v3 = (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) != 0;
@@ -337,10 +350,9 @@ static void own_stores(int want_avx512, int want_avx2)
     if (ymm)
         atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
     /* The AVX2 CPUs' entry has no other 32-128 B case: those calls go on. */
-    size_t own = v3 && !ymm ? 32 : PCI_PRELOAD_OWN_MAX + 1;
-    atomic_store_explicit(&pci_preload_own_below, own, memory_order_relaxed);
+    own_limit(&pci_preload_own_below, 0, v3 && !ymm ? 32 : PCI_PRELOAD_OWN_MAX + 1, below);
     if (v3 && ymm)
-        atomic_store_explicit(&pci_preload_long_span, 64, memory_order_relaxed);
+        own_limit(&pci_preload_long_span, span_from, 64, below);
     if (wide)
         atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);
@@ -383,7 +395,7 @@ __attribute__((constructor)) static void preload_init(void)
     atomic_store_explicit(&pci_preload_fast_min, pci_preload_stats_on ? 0 : fast,
                           memory_order_release);
     if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f))
-        own_stores(want_avx512, want_avx2);
+        own_stores(want_avx512, want_avx2, min_len);
 }
 
 __attribute__((destructor)) static void preload_fini(void)

@@ -44,7 +44,8 @@ import sys
 # is the preload's copy for the AVX2 CPUs (its own entry, beside the
 # preload), its AVX2 case on as in "avx2"; "v4" the copy for the AVX-512
 # CPUs, as it chooses on this CPU, and "v4evex" with 256-bit stores for
-# 65-128 B too (as on the AVX-512 CPUs before AVX-VNNI). "none" runs
+# 65-128 B too and 129-512 B passed on (as on the AVX-512 CPUs before
+# AVX-VNNI). "none" runs
 # without the preload: both pointers preload_calls times are then the C
 # library's memset, and its ratios are the noise a column's cells sit in
 # on this machine.

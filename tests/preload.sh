@@ -60,6 +60,10 @@ correct)
     [ "$(stat all '[16M, 256M)' 3)" = 0 ] || bad "preload_min 0: a large call to the C library"
     run dflt -- correct
     expect_ok dflt
+    # preload_min inside the lengths the entry stores itself: those from
+    # it on are pageclear's (preload.c, own_limit), the rest the entry's.
+    run min200 PAGECLEAR_PRELOAD_MIN=200 -- correct
+    expect_ok min200
     # The entry's baseline stores where it would use AVX-512 (with AVX2
     # from 32 B where the CPU has it, RTM or not), then without AVX2
     # either: each a no-op where the CPU lacks that path, which then ran
