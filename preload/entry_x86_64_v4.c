@@ -13,7 +13,7 @@
  * 65-128 B, which entry_x86_64.c passes on, are stored too; on the CPUs
  * whose 512-bit stores keep the clock, 129-512 B as well, where the C
  * library's memset is four to eight 64-byte stores and the tests before
- * the jump to it cost 5-15% (docs/preload-short-calls.md).
+ * the jump to it cost 4-15% (docs/preload-short-calls.md).
  *
  * The 0-64 B case is two 32-byte EVEX stores of ymm16 under one byte
  * mask, not one 64-byte store: a 256-bit store keeps the clock on every
