@@ -57,9 +57,11 @@ free0=$(meminfo Free)
 rsvd0=$(meminfo Rsvd)
 
 # start CONFIG_TEXT: the daemon in the background, its log in $tmp/log.
+# Without the lock's descriptor: a daemon left behind by a killed run
+# would hold the lock and stall every later run's hugetlb tests.
 start() {
     printf '%b' "$1" > "$tmp/conf"
-    "$bin" serve --config "$tmp/conf" 2>>"$tmp/log" &
+    "$bin" serve --config "$tmp/conf" 9>&- 2>>"$tmp/log" &
     pid=$!
     for _ in $(seq 100); do [ -S "$tmp/sock" ] && return 0; sleep 0.1; done
     no "the daemon did not create its socket"; cat "$tmp/log"; exit 1
