@@ -45,9 +45,9 @@ extern const unsigned pci_preload_entry_kind;
 /* Calls shorter than this the entry stores itself: PCI_PRELOAD_OWN_MAX + 1
  * once READY with no counting (32 or 0 for an entry that needs AVX2:
  * PCI_ENTRY_NEEDS_AVX2), or preload_min where that is shorter, else 0
- * (every call is then the C library's, or
- * counted, or on the safe path). Atomic because a thread may read it
- * while the constructor sets it; either value is safe to act on. */
+ * (every call is then the C library's, or counted, or on the safe path).
+ * Atomic because a thread may read it while the constructor sets it;
+ * either value is safe to act on. */
 extern _Atomic size_t pci_preload_own_below;
 /* Calls shorter than this the x86-64 entry stores with one AVX-512 masked
  * store: PCI_PRELOAD_OWN_MAX + 1 when pci_preload_own_below is and the

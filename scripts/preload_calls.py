@@ -61,9 +61,11 @@ PATHS = {
 }
 # The copies beside the preload, by path name.
 COPIES = {p: f"glibc-hwcaps/x86-64-{p[:2]}/libpageclear-preload.so" for p in ("v3", "v4", "v4evex")}
-# The default sizes: the entry's own cases and their edges, and calls it
-# passes on between 128 B and 320 B (where its tests before the jump showed
-# most: docs/preload-short-calls.md, "Calls passed on: 129-320 B").
+# The default sizes: the entry's own cases and their edges, and calls
+# between 128 B and 320 B, where the tests before the jump to the C library
+# showed most (docs/preload-short-calls.md, "Calls passed on: 129-320 B")
+# and which the AVX-512 copy now stores itself ("Calls of 129-512 B stored
+# here").
 SIZES = [1, 3, 4, 8, 12, 16, 24, 31, 32, 40, 48, 56, 64, 65, 96, 128, 160, 200, 248, 256, 288,
          4096]
 
