@@ -51,7 +51,7 @@ __asm__(
     /* Layout: six 64-byte lines; the block starts at a multiple of 128
      * bytes, as the AVX2 copy's does (entry_x86_64_v3.c says what that
      * measured), and no case that stores crosses a line but 257-512 B
-     * (at 8:, where the order of the cases counts more). The head's line
+     * (at 8:, where which case falls through counted more). The head's line
      * ends at the 0-64 B case's ret, at +63 exactly: every instruction
      * there is the shortest form found (sbb for the all-ones mask, test
      * on ch for the page bit), and each byte more put the ret in the next
