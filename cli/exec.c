@@ -13,12 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pageclear.h"
-
 #include "args.h"
 #include "commands.h"
 #include "exec.h"
 #include "exec_elf.h"
+#include "../preload/note.h"
 
 void cli_exec_usage(FILE *f)
 {
@@ -32,9 +31,9 @@ void cli_exec_usage(FILE *f)
             "  --stats     print at exit, on stderr, the calls and bytes per size class\n"
             "              and where they went (PAGECLEAR_PRELOAD_STATS=1)\n"
             "  --lib PATH  the preload library (default: $PAGECLEAR_PRELOAD_LIB, the\n"
-            "              installed one, the build tree's; of the last two, the copy\n"
-            "              for this CPU where there is one: glibc-hwcaps/x86-64-v3/\n"
-            "              or x86-64-v4/)\n");
+            "              installed one, the build tree's; each loads the build of the\n"
+            "              preload for this CPU, glibc-hwcaps/x86-64-v3/ or x86-64-v4/\n"
+            "              beside it, where there is one)\n");
 }
 
 static int usage(void)
@@ -46,39 +45,6 @@ static int usage(void)
 static int readable(const char *path)
 {
     return path != NULL && *path != '\0' && access(path, R_OK) == 0;
-}
-
-/* 1 if the space-separated list holds the word w */
-static int has_word(const char *list, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
-        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            return 1;
-    return 0;
-}
-
-/* The copy of the preload lib for this CPU, beside it (each with its own
- * memset entry, preload/CMakeLists.txt): glibc-hwcaps/x86-64-v4/ where the
- * library finds AVX-512 usable, glibc-hwcaps/x86-64-v3/ where it finds
- * AVX2 and no AVX-512; lib where there is no such copy, or it cannot be
- * read. The dynamic loader chooses the same when the preload is named
- * without a path: every AVX2 CPU has the rest of x86-64-v3, and every one
- * with AVX-512 (F) the rest of x86-64-v4 but Xeon Phi, where the loader
- * takes the v3 copy and this the v4 one, which then passes every call on
- * (it needs AVX512BW). */
-static const char *for_this_cpu(const char *lib)
-{
-    static char buf[4096];
-    struct pc_host h;
-    if (pc_host_get(&h) != 0 || !has_word(h.features, "avx2"))
-        return lib;
-    const char *level = has_word(h.features, "avx512f") ? "v4" : "v3";
-    const char *slash = strrchr(lib, '/');
-    int dir = slash == NULL ? 0 : (int)(slash - lib + 1);
-    int k = snprintf(buf, sizeof(buf), "%.*sglibc-hwcaps/x86-64-%s/%s", dir, lib, level,
-                     lib + dir);
-    return k > 0 && (size_t)k < sizeof(buf) && readable(buf) ? buf : lib;
 }
 
 /* PAGECLEAR_PRELOAD_LIB, NULL where unset or empty (`NAME= cmd` unsets a
@@ -95,9 +61,9 @@ const char *cli_exec_found(void)
     if (lib != NULL)
         return readable(lib) ? lib : NULL;
     if (readable(PC_PRELOAD_INSTALLED))
-        return for_this_cpu(PC_PRELOAD_INSTALLED);
+        return PC_PRELOAD_INSTALLED;
     if (readable(PC_PRELOAD_BUILD))
-        return for_this_cpu(PC_PRELOAD_BUILD);
+        return PC_PRELOAD_BUILD;
     return NULL;
 }
 
@@ -122,8 +88,9 @@ const char *cli_exec_preload(const char *lib)
 }
 
 /* 1 if the entry of LD_PRELOAD at p (len bytes) is a path to a copy of
- * the preload (its note: exec_elf.h). An entry without a '/' is a name
- * the loader looks up itself, which this cannot follow. */
+ * the preload or of its filter (their notes: exec_elf.h). An entry
+ * without a '/' is a name the loader looks up itself, which this cannot
+ * follow. */
 static int is_preload_entry(const char *p, size_t len)
 {
     char path[4096];
@@ -131,7 +98,8 @@ static int is_preload_entry(const char *p, size_t len)
         return 0;
     memcpy(path, p, len);
     path[len] = '\0';
-    return cli_elf_lib_of(path, NULL) == CLI_ELF_LIB_PRELOAD;
+    enum cli_elf_lib l = cli_elf_lib_of(path, NULL);
+    return l == CLI_ELF_LIB_PRELOAD || l == CLI_ELF_LIB_FILTER;
 }
 
 int cli_exec_ld_preload(const char *lib, const char *old, char *buf, size_t n)
@@ -233,7 +201,28 @@ static void not_runnable(const char *cmd, const struct why *w)
                   w->path, reason);
 }
 
-/* 0 if lib is the preload, with its identity in *id, else
+/* 0 if the filter lib, the file a user names, has the preload beside it
+ * to load (preload/filter.c), else CLI_EXIT_USAGE after a message: the
+ * loader would run CMD without it, with the filter's warning. */
+static int check_filter(const char *lib)
+{
+    char impl[4096];
+    const char *slash = strrchr(lib, '/');
+    int dir = slash == NULL ? 0 : (int)(slash - lib + 1);
+    int k = snprintf(impl, sizeof(impl), "%.*s%s", dir, lib, PC_PRELOAD_IMPL_FILE);
+    if (k < 0 || (size_t)k >= sizeof(impl)) {
+        cli_error("exec: the preload library's path %s is too long", lib);
+        return CLI_EXIT_USAGE;
+    }
+    if (!readable(impl)) {
+        cli_error("exec: %s loads the preload from %s, which cannot be read: %s", lib, impl,
+                  strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* 0 if lib is the preload or its filter, with its identity in *id, else
  * CLI_EXIT_USAGE after a message: the loader would skip a file that is no
  * shared library with a message of its own and run CMD without
  * pageclear, and load a shared library that is not the preload to no
@@ -248,6 +237,8 @@ static int check_lib(const char *lib, struct cli_elf_id *id)
     switch (cli_elf_lib_of(lib, id)) {
     case CLI_ELF_LIB_PRELOAD:
         return 0;
+    case CLI_ELF_LIB_FILTER:
+        return check_filter(lib);
     case CLI_ELF_LIB_NOT_ELF:
         cli_error("exec: the preload library %s is not an ELF file", lib);
         break;

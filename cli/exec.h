@@ -9,10 +9,10 @@
 #include <stddef.h>
 
 /* The preload library to use: lib if not NULL, else $PAGECLEAR_PRELOAD_LIB
- * (unless empty), else the installed one, else the one of the build tree this command
- * was built in; of the last two, the copy for this CPU where there is one
- * (glibc-hwcaps/x86-64-v4/ beside it on an AVX-512 CPU, x86-64-v3/ on
- * an AVX2 CPU without AVX-512).
+ * (unless empty), else the installed one, else the one of the build tree
+ * this command was built in: the filter libpageclear-preload.so, which
+ * has the dynamic loader choose the preload's build for the CPU
+ * (preload/filter.c), unless the user names another file.
  * NULL, after a message, if none is a readable file. Whether it is the
  * preload, cli_exec checks (exec_elf.h, cli_elf_lib). */
 const char *cli_exec_preload(const char *lib);

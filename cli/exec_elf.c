@@ -134,10 +134,11 @@ enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len,
     return CLI_ELF_STATIC;
 }
 
-/* 1 if the note entries in [buf + off, buf + end) hold the preload's
- * (note.h). Each entry is three 4-byte words (name size, descriptor
- * size, type), then the name and the descriptor, each padded to align. */
-static int has_preload_note(const unsigned char *buf, uint64_t off, uint64_t end, int le,
+/* The type of the first of the preload's notes (note.h) among the note
+ * entries in [buf + off, buf + end), 0 if none. Each entry is three
+ * 4-byte words (name size, descriptor size, type), then the name and the
+ * descriptor, each padded to align. */
+static uint32_t preload_note(const unsigned char *buf, uint64_t off, uint64_t end, int le,
                             uint64_t align)
 {
     static const char name[] = PC_PRELOAD_NOTE_NAME, desc[] = PC_PRELOAD_NOTE_DESC;
@@ -149,10 +150,10 @@ static int has_preload_note(const unsigned char *buf, uint64_t off, uint64_t end
         uint64_t dpad = (descsz + align - 1) & ~(align - 1);
         if (npad > end - off || dpad > end - off - npad)
             return 0; /* an entry past the segment: malformed */
-        if (type == PC_PRELOAD_NOTE_TYPE && namesz == sizeof(name) &&
-            memcmp(buf + off, name, sizeof(name)) == 0 && descsz == sizeof(desc) &&
-            memcmp(buf + off + npad, desc, sizeof(desc)) == 0)
-            return 1;
+        if ((type == PC_PRELOAD_NOTE_TYPE || type == PC_PRELOAD_NOTE_TYPE_FILTER) &&
+            namesz == sizeof(name) && memcmp(buf + off, name, sizeof(name)) == 0 &&
+            descsz == sizeof(desc) && memcmp(buf + off + npad, desc, sizeof(desc)) == 0)
+            return type;
         off += npad + dpad;
     }
     return 0;
@@ -180,9 +181,11 @@ enum cli_elf_lib cli_elf_lib(const unsigned char *buf, size_t len)
         uint64_t align = id.is64 ? rd64(p + 48, id.le) : rd32(p + 28, id.le);
         /* notes are 4-byte aligned, or 8 in a segment that says so (the
          * GNU property notes of 64-bit files) */
-        if (off <= len && size <= len - off &&
-            has_preload_note(buf, off, off + size, id.le, align == 8 ? 8 : 4))
-            return CLI_ELF_LIB_PRELOAD;
+        uint32_t type = off <= len && size <= len - off
+                            ? preload_note(buf, off, off + size, id.le, align == 8 ? 8 : 4)
+                            : 0;
+        if (type != 0)
+            return type == PC_PRELOAD_NOTE_TYPE ? CLI_ELF_LIB_PRELOAD : CLI_ELF_LIB_FILTER;
     }
     return CLI_ELF_LIB_NOT_PRELOAD;
 }

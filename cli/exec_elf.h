@@ -53,6 +53,9 @@ enum cli_elf_lib {
     CLI_ELF_LIB_NOT_PRELOAD, /* a shared library without the note (within
                                 the first CLI_ELF_HEAD bytes, where a linker
                                 puts notes) */
+    CLI_ELF_LIB_FILTER,      /* a shared library with the filter's note:
+                                libpageclear-preload.so, which loads the
+                                preload from beside it (preload/filter.c) */
     CLI_ELF_LIB_UNREAD,      /* cli_elf_lib_of: the file cannot be read */
 };
 

@@ -150,9 +150,9 @@ static const char *nt_from(size_t v, char *buf, size_t n)
 }
 
 /* What `pageclear exec` would preload, and from which length it sends a
- * memset to pageclear: a user on a new CPU sees which copy the command
- * chose (the loader picks the same for the library named without a
- * path) before timing a program with it. */
+ * memset to pageclear, before a user times a program with it. (The
+ * preload's build for the CPU is the dynamic loader's choice when the
+ * program starts: preload/filter.c.) */
 static void preload(void)
 {
     struct pc_threshold_info t;

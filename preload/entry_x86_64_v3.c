@@ -2,8 +2,8 @@
 /*
  * entry_x86_64_v3.c - memset's entry point in the preload's copy for the
  * AVX2 CPUs without AVX-512 (glibc-hwcaps/x86-64-v3/: Zen 2 and 3, Intel's
- * client cores), the dynamic loader's choice for a library named without
- * a path and `pageclear exec`'s (cli/exec.c).
+ * client cores), the dynamic loader's choice there when the filter users
+ * name loads the preload (filter.c).
  *
  * Why a copy: the entry of entry_x86_64.c serves every x86-64 CPU, and its
  * first 64-byte line goes to the tests all of them need, so the AVX2 case

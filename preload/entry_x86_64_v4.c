@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * entry_x86_64_v4.c - memset's entry point in the preload's copy for the
- * AVX-512 CPUs (glibc-hwcaps/x86-64-v4/), the dynamic loader's choice for
- * a library named without a path and `pageclear exec`'s (cli/exec.c).
+ * AVX-512 CPUs (glibc-hwcaps/x86-64-v4/), the dynamic loader's choice
+ * there when the filter users name loads the preload (filter.c).
  *
  * Why a copy: the entry of entry_x86_64.c serves every x86-64 CPU, so its
  * first 64-byte line goes to the tests all of them need and the AVX-512

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * preload.c - libpageclear-preload.so: memset, bzero, explicit_bzero and
- * __memset_chk for programs that cannot be rebuilt against pageclear
- * (LD_PRELOAD, or `pageclear exec`). From preload_min on (a threshold of
- * the library: profile key, PAGECLEAR_PRELOAD_MIN) a zero byte goes
+ * preload.c - the preload, libpageclear-preload-impl.so (loaded through
+ * the filter users name, libpageclear-preload.so: filter.c): memset,
+ * bzero, explicit_bzero and __memset_chk for programs that cannot be
+ * rebuilt against pageclear (LD_PRELOAD, or `pageclear exec`). From
+ * preload_min on (a threshold of the library: profile key,
+ * PAGECLEAR_PRELOAD_MIN) a zero byte goes
  * through pc_clear's selection and any other byte through the fill of the
  * primitive that selection picks; below it, the next memset in the lookup
  * order (the C library's, or another preload's), resolved once. On
@@ -46,20 +48,8 @@
 
 #include "cpu.h"
 #include "entry.h"
-#include "note.h"
 #include "pageclear.h"
 #include "stats.h"
-
-/* The note `pageclear exec` reads to know this file for the preload
- * (note.h): owner name, descriptor and type, each field 4-byte aligned as
- * the ELF note format wants. A section named .note.* is a note section to
- * GCC and Clang alike, which the linker puts in a PT_NOTE segment. */
-__attribute__((section(".note.pageclear"), used, aligned(4))) static const struct {
-    uint32_t namesz, descsz, type;
-    char name[(sizeof(PC_PRELOAD_NOTE_NAME) + 3) & ~(size_t)3];
-    char desc[(sizeof(PC_PRELOAD_NOTE_DESC) + 3) & ~(size_t)3];
-} pci_preload_note = {sizeof(PC_PRELOAD_NOTE_NAME), sizeof(PC_PRELOAD_NOTE_DESC),
-                      PC_PRELOAD_NOTE_TYPE, PC_PRELOAD_NOTE_NAME, PC_PRELOAD_NOTE_DESC};
 
 /* The entry points, declared here rather than through <string.h>, whose
  * fortified inline versions (_FORTIFY_SOURCE) could not be defined over. */
@@ -68,6 +58,10 @@ PCI_EXPORT void *memset(void *s, int c, size_t n);
 PCI_EXPORT void bzero(void *s, size_t n);
 PCI_EXPORT void explicit_bzero(void *s, size_t n);
 PCI_EXPORT void *__memset_chk(void *s, int c, size_t n, size_t destlen);
+/* Its presence tells libpageclear-preload.so, the filter that loads this
+ * file, that it was found (filter.c). */
+PCI_EXPORT extern const int pci_preload_loaded;
+const int pci_preload_loaded = 1;
 /* The C library's report of a fortified call overflowing its destination:
  * "*** buffer overflow detected ***" and abort, as its own __memset_chk. */
 extern void __chk_fail(void) __attribute__((noreturn));

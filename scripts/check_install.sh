@@ -129,13 +129,20 @@ for f in "$prefix"/share/man/man3/*.3*; do
   [ -f "$f" ] || { echo "check_install: $f dangling" >&2; exit 1; }
 done
 
-step "the preload and, on x86-64, its copies for the loader to choose by CPU"
-pre=$(find "$prefix" -path '*/pageclear/libpageclear-preload.so' | head -n 1)
-[ -n "$pre" ] || { echo "check_install: no libpageclear-preload.so under $prefix" >&2; exit 1; }
+step "the preload's filter, the preload and, on x86-64, its copies for the loader to choose by CPU"
+filter=$(find "$prefix" -path '*/pageclear/libpageclear-preload.so' | head -n 1)
+[ -n "$filter" ] || { echo "check_install: no libpageclear-preload.so under $prefix" >&2; exit 1; }
+pre="$(dirname "$filter")/libpageclear-preload-impl.so"
+[ -f "$pre" ] || { echo "check_install: no $pre beside the filter" >&2; exit 1; }
+# Installed, the filter still finds the preload beside it (RUNPATH
+# $ORIGIN, preload/CMakeLists.txt): the program's maps hold a build of it.
+maps=$(LD_LIBRARY_PATH="$libdir" LD_PRELOAD="$filter" cat /proc/self/maps)
+echo "$maps" | grep -q 'libpageclear-preload-impl\.so$' ||
+  { echo "check_install: the installed filter did not load the preload" >&2; exit 1; }
 if [ "$(uname -m)" = x86_64 ]; then
   hw="$(dirname "$pre")/glibc-hwcaps"
   for v in 3 4; do
-    f="$hw/x86-64-v$v/libpageclear-preload.so"
+    f="$hw/x86-64-v$v/libpageclear-preload-impl.so"
     [ -f "$f" ] && [ ! -L "$f" ] && ! cmp -s "$f" "$pre" ||
       { echo "check_install: $f: missing, a link, or the default preload" >&2; exit 1; }
   done

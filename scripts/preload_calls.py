@@ -60,7 +60,8 @@ PATHS = {
     "v4evex": {"PAGECLEAR_PRELOAD_AVX512": "0"},
 }
 # The copies beside the preload, by path name.
-COPIES = {p: f"glibc-hwcaps/x86-64-{p[:2]}/libpageclear-preload.so" for p in ("v3", "v4", "v4evex")}
+COPIES = {p: f"glibc-hwcaps/x86-64-{p[:2]}/libpageclear-preload-impl.so"
+          for p in ("v3", "v4", "v4evex")}
 # The default sizes: the entry's own cases and their edges, and calls
 # between 128 B and 320 B, where the tests before the jump to the C library
 # showed most (docs/preload-short-calls.md, "Calls passed on: 129-320 B")
@@ -145,7 +146,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build", help="the build directory (default build)")
     ap.add_argument("--calls", help="preload_calls (default BUILD/tests/preload/preload_calls)")
-    ap.add_argument("--preload", help="the preload (default BUILD/preload/libpageclear-preload.so)")
+    ap.add_argument("--preload", help="the preload (default BUILD/preload/libpageclear-preload-impl.so, "
+                    "the default entry; the filter users name, libpageclear-preload.so, loads "
+                    "the build for this CPU)")
     ap.add_argument("--runs", type=int, default=3, help="processes per column (default 3)")
     ap.add_argument("--rounds", type=int, default=7, help="rounds in each (default 7)")
     ap.add_argument("--paths", default="entry,sse2",
@@ -165,7 +168,8 @@ def main():
         ap.error("a size must be 1-65536 bytes")
     build = pathlib.Path(args.build)
     calls = pathlib.Path(args.calls or build / "tests/preload/preload_calls")
-    args.preload = pathlib.Path(args.preload or build / "preload/libpageclear-preload.so").resolve()
+    args.preload = pathlib.Path(args.preload
+                                or build / "preload/libpageclear-preload-impl.so").resolve()
     for f in (calls, args.preload):
         if not f.is_file():
             ap.error(f"{f}: not found (build first, or give --build, --calls, --preload)")

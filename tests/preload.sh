@@ -273,23 +273,61 @@ PY
     out=$("$bin" exec -- "$tmp/script")
     [ "$out" = "$preload" ] || bad "exec, a script: $out"
     ;;
+filter)
+    # libpageclear-preload.so, the file users name, is a filter that loads
+    # the preload (preload/filter.c): named by path, the program's calls
+    # are the preload's; the next preload in LD_PRELOAD still gets the
+    # short ones (the filter defines no memset of its own for dlsym's
+    # RTLD_NEXT to find).
+    filter="$(dirname "$preload")/libpageclear-preload.so"
+    [ -f "$filter" ] || { bad "no filter beside $preload"; exit 1; }
+    preload="$filter"
+    run froute PAGECLEAR_PRELOAD_MIN=1M PAGECLEAR_PRELOAD_STATS=1 -- route
+    expect_ok froute
+    [ "$(stat froute '[1M, 16M)' 1)" = 4 ] || bad "through the filter: calls not via pageclear"
+    LD_PRELOAD="$filter:$chain" PAGECLEAR_PRELOAD_MIN=1M "$target" route \
+        > "$tmp/fchain.out" 2> "$tmp/fchain.err"
+    rc=$?
+    expect_ok fchain
+    small=$(sed -n 's/^chain: small \([0-9]*\) large .*/\1/p' "$tmp/fchain.err")
+    large=$(sed -n 's/^chain: small [0-9]* large \([0-9]*\) .*/\1/p' "$tmp/fchain.err")
+    [ "${small:-0}" -ge 64 ] && [ "${large:-x}" = 0 ] ||
+        bad "through the filter: the next preload got small ${small:-none}, large ${large:-none}"
+    # The filter alone, the preload not beside it: the program runs, as
+    # with a missing LD_PRELOAD file, and is told so; exec refuses it.
+    mkdir "$tmp/lone" && cp "$filter" "$tmp/lone/"
+    env PAGECLEAR_QUIET=0 LD_PRELOAD="$tmp/lone/libpageclear-preload.so" "$target" route \
+        > /dev/null 2> "$tmp/lone.err"
+    rc=$?
+    expect_ok lone
+    grep -q "libpageclear-preload-impl.so, which libpageclear-preload.so loads from its own directory, is missing" \
+        "$tmp/lone.err" || { bad "the filter alone: not said"; cat "$tmp/lone.err"; }
+    env LD_PRELOAD="$tmp/lone/libpageclear-preload.so" "$target" route > /dev/null 2> "$tmp/loneq.err"
+    [ ! -s "$tmp/loneq.err" ] || bad "the filter alone: said under PAGECLEAR_QUIET=1"
+    "$bin" exec --lib "$tmp/lone/libpageclear-preload.so" -- true > /dev/null 2> "$tmp/e.err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -qF "$tmp/lone/libpageclear-preload-impl.so, which cannot be read" \
+        "$tmp/e.err" || { bad "exec --lib, the filter alone: exit $rc"; cat "$tmp/e.err"; }
+    # exec with the filter: a copy of it or of the preload already in
+    # LD_PRELOAD is left out.
+    out=$(LD_PRELOAD="$filter:$chain:$(dirname "$filter")/libpageclear-preload-impl.so" \
+        "$bin" exec --lib "$filter" -- "$target" env 2>/dev/null)
+    [ "$out" = "LD_PRELOAD=$filter:$chain" ] || bad "exec, the filter and preload already there: $out"
+    ;;
 hwcaps)
-    # The copies the dynamic loader chooses among by CPU for a preload
-    # named without a path (glibc-hwcaps/, preload/CMakeLists.txt), and
-    # `pageclear exec`'s own choice, against the loader's account of this
-    # CPU (ld.so --help: "x86-64-v3 (supported, searched)").
+    # The builds of the preload the dynamic loader chooses among by CPU
+    # (glibc-hwcaps/, preload/CMakeLists.txt) when the filter loads it,
+    # whether the filter is named by path, by name or by `pageclear exec`,
+    # against the loader's account of this CPU (ld.so --help: "x86-64-v3
+    # (supported, searched)").
     dir=$(dirname "$preload")
-    v3="$dir/glibc-hwcaps/x86-64-v3/libpageclear-preload.so"
-    v4="$dir/glibc-hwcaps/x86-64-v4/libpageclear-preload.so"
+    filter="$dir/libpageclear-preload.so"
+    v3="$dir/glibc-hwcaps/x86-64-v3/libpageclear-preload-impl.so"
+    v4="$dir/glibc-hwcaps/x86-64-v4/libpageclear-preload-impl.so"
     [ -f "$v3" ] && [ -f "$v4" ] || { echo "SKIP: no glibc-hwcaps copies (not x86-64)"; exit 77; }
     unset GLIBC_TUNABLES
     ld=/lib64/ld-linux-x86-64.so.2
     supported() { "$ld" --help | grep -q "^  $1 (supported, searched)"; }
-    # mapped [VAR=VALUE ...]: the preload file cat maps, loaded by name
-    mapped() {
-        env "$@" LD_LIBRARY_PATH="$dir" LD_PRELOAD=libpageclear-preload.so cat /proc/self/maps |
-            awk '/libpageclear-preload/ { print $6; exit }'
-    }
     base=$(realpath "$preload") copy=$(realpath "$v3") copy4=$(realpath "$v4")
     [ "$copy4" != "$base" ] || bad "the x86-64-v4 copy is the default preload"
     if supported x86-64-v4; then level=4; elif supported x86-64-v3; then level=3; else level=2; fi
@@ -297,35 +335,34 @@ hwcaps)
     want=$base
     [ $level = 3 ] && want=$copy
     [ $level = 4 ] && want=$copy4
-    got=$(mapped)
-    [ "$got" = "$want" ] || bad "loaded by name: $got, not $want"
+    got=$(env LD_PRELOAD="$filter" cat /proc/self/maps |
+        awk '/libpageclear-preload-impl/ { print $6; exit }')
+    [ "$got" = "$want" ] || bad "the filter by path loaded $got, not $want"
+    got=$(env LD_LIBRARY_PATH="$dir" LD_PRELOAD=libpageclear-preload.so cat /proc/self/maps |
+        awk '/libpageclear-preload-impl/ { print $6; exit }')
+    [ "$got" = "$want" ] || bad "the filter by name loaded $got, not $want"
     if [ $level = 4 ]; then
         # The same CPU as the loader sees it without AVX-512: the v3 copy.
-        got=$(mapped GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F)
-        [ "$got" = "$copy" ] || bad "loaded by name without AVX-512: $got, not $copy"
+        got=$(env GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F LD_PRELOAD="$filter" \
+            cat /proc/self/maps | awk '/libpageclear-preload-impl/ { print $6; exit }')
+        [ "$got" = "$copy" ] || bad "the filter without AVX-512 loaded $got, not $copy"
     fi
-    # exec, the library not named: the copy for the CPU as the library
-    # reports it (pc_host_get, `pageclear info`), beside whichever preload
-    # it found (the build tree's, or an installed one); that is the
-    # loader's choice wherever the library reads the CPU (a portable-only
-    # build reports no feature, and exec then keeps the default).
-    feats=$("$bin" info 2>/dev/null | sed -n 's/^features used: *//p')
-    case " $feats " in
-    *" avx512f "*) lib=4 ;;
-    *" avx2 "*) lib=3 ;;
-    *) lib=2 ;;
-    esac
-    echo "the library: x86-64-v$lib (features: ${feats:-none})"
-    [ -z "$feats" ] || [ $lib = $level ] || bad "the library sees x86-64-v$lib, the loader v$level"
+    # exec, the library not named: the filter (the build tree's, or an
+    # installed one), and through it the same build.
     unset PAGECLEAR_PRELOAD_LIB
     out=$("$bin" exec -- "$target" env)
     case "${out#LD_PRELOAD=}" in
-    */glibc-hwcaps/x86-64-v3/libpageclear-preload.so) [ $lib = 3 ] ;;
-    */glibc-hwcaps/x86-64-v4/libpageclear-preload.so) [ $lib = 4 ] ;;
+    */libpageclear-preload.so) ;;
+    *) bad "exec chose ${out#LD_PRELOAD=}, not a filter" ;;
+    esac
+    got=$("$bin" exec -- cat /proc/self/maps | awk '/libpageclear-preload-impl/ { print $6; exit }')
+    case "$got" in
+    */glibc-hwcaps/x86-64-v3/libpageclear-preload-impl.so) [ $level = 3 ] ;;
+    */glibc-hwcaps/x86-64-v4/libpageclear-preload-impl.so) [ $level = 4 ] ;;
     */glibc-hwcaps/*) false ;;
-    */libpageclear-preload.so) [ $lib = 2 ] ;;
+    */libpageclear-preload-impl.so) [ $level = 2 ] ;;
     *) false ;;
-    esac || bad "exec chose ${out#LD_PRELOAD=} where the library sees x86-64-v$lib"
+    esac || bad "under exec the loader loaded $got where it supports x86-64-v$level"
     # pageclear info names the same file.
     "$bin" info | grep -qF "preload:        ${out#LD_PRELOAD=}, from " ||
         bad "info's preload line does not name exec's ${out#LD_PRELOAD=}"

@@ -43,9 +43,9 @@ static enum cli_elf_lib lib_exact(const unsigned char *exact, size_t len)
     enum cli_elf_lib l = cli_elf_lib(exact, len);
     struct cli_elf_id id;
     CHECK(l == CLI_ELF_LIB_PRELOAD || l == CLI_ELF_LIB_NOT_ELF || l == CLI_ELF_LIB_NOT_SHARED ||
-          l == CLI_ELF_LIB_NOT_PRELOAD);
+          l == CLI_ELF_LIB_NOT_PRELOAD || l == CLI_ELF_LIB_FILTER);
     CHECK((l == CLI_ELF_LIB_NOT_ELF) == (cli_elf_id(exact, len, &id) != 0));
-    if (l == CLI_ELF_LIB_PRELOAD)
+    if (l == CLI_ELF_LIB_PRELOAD || l == CLI_ELF_LIB_FILTER)
         CHECK(cli_elf_kind(exact, len, &id) == CLI_ELF_STATIC);
     return l;
 }
@@ -177,8 +177,9 @@ static enum cli_elf_lib lib_copy(const unsigned char *b, size_t len)
     return l;
 }
 
-/* Libraries given to exec: the preload's note found in either class and
- * byte order and at either alignment, and anything else refused. */
+/* Libraries given to exec: the preload's note and the filter's found in
+ * either class and byte order and at either alignment, and anything else
+ * refused. */
 static void libs(void)
 {
     static unsigned char b[1024];
@@ -188,15 +189,20 @@ static void libs(void)
     for (int is64 = 0; is64 < 2; is64++)
         for (int le = 0; le < 2; le++)
             for (unsigned align = 4; align <= 8; align += 4) {
-                n = make_lib(b, is64, le, align, nm, ty, ds);
-                CHECK_EQ(lib_copy(b, n), CLI_ELF_LIB_PRELOAD);
-                /* cut anywhere short of the note's last byte: not found */
-                for (size_t cut = 0; cut < n; cut++)
-                    CHECK(lib_copy(b, cut) != CLI_ELF_LIB_PRELOAD);
+                for (int filter = 0; filter < 2; filter++) {
+                    enum cli_elf_lib want = filter ? CLI_ELF_LIB_FILTER : CLI_ELF_LIB_PRELOAD;
+                    n = make_lib(b, is64, le, align, nm,
+                                 filter ? PC_PRELOAD_NOTE_TYPE_FILTER : ty, ds);
+                    CHECK_EQ(lib_copy(b, n), want);
+                    /* cut anywhere short of the note's last byte: not found */
+                    for (size_t cut = 0; cut < n; cut++)
+                        CHECK(lib_copy(b, cut) != want);
+                }
             }
     /* another name, type or descriptor, a name one byte longer */
     CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, "pageclean", ty, ds)), CLI_ELF_LIB_NOT_PRELOAD);
-    CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, nm, ty + 1, ds)), CLI_ELF_LIB_NOT_PRELOAD);
+    CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, nm, 0, ds)), CLI_ELF_LIB_NOT_PRELOAD);
+    CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, nm, 3, ds)), CLI_ELF_LIB_NOT_PRELOAD);
     CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, nm, ty, "prelude")), CLI_ELF_LIB_NOT_PRELOAD);
     CHECK_EQ(lib_copy(b, make_lib(b, 1, 1, 4, "pageclear!", ty, ds)), CLI_ELF_LIB_NOT_PRELOAD);
     /* the build id's sizes out of range: the walk stops, nothing read
@@ -417,7 +423,7 @@ static void fuzz(unsigned long iters)
 {
     static unsigned char b[2048];
     uint64_t seed = 0x243f6a8885a308d3ULL;
-    int seen[4] = {0}, seen_lib[4] = {0};
+    int seen[4] = {0}, seen_lib[CLI_ELF_LIB_UNREAD + 1] = {0};
     unsigned long shebangs_named = 0;
     for (unsigned long it = 0; it < iters; it++) {
         struct shape s = {(int)(rng_next(&seed) % 2), (int)(rng_next(&seed) % 4 != 0),
@@ -433,9 +439,12 @@ static void fuzz(unsigned long iters)
         else if (how == 3)
             n = rng_next(&seed) % sizeof(b);
         seen[kind_exact(b, n)]++;
-        /* a library with the preload's note, mutated the same ways */
+        /* a library with the preload's note or the filter's, mutated the
+         * same ways */
         size_t m = make_lib(b, s.is64, s.le, rng_next(&seed) % 2 ? 4 : 8, PC_PRELOAD_NOTE_NAME,
-                            PC_PRELOAD_NOTE_TYPE, PC_PRELOAD_NOTE_DESC);
+                            rng_next(&seed) % 2 ? PC_PRELOAD_NOTE_TYPE_FILTER
+                                                : PC_PRELOAD_NOTE_TYPE,
+                            PC_PRELOAD_NOTE_DESC);
         if (how == 1)
             b[rng_next(&seed) % (m + 1)] = (unsigned char)rng_next(&seed);
         else if (how == 2)
@@ -455,11 +464,13 @@ static void fuzz(unsigned long iters)
     /* the driver must reach every kind, or it tests refusals only */
     for (int k = 0; k < 4; k++)
         CHECK(seen[k] > 0 && seen_lib[k] > 0);
+    CHECK(seen_lib[CLI_ELF_LIB_FILTER] > 0);
     CHECK(shebangs_named > 0);
     printf("ok: %lu inputs: %d unknown, %d dynamic, %d static, %d foreign; libraries: %d "
-           "the preload, %d not ELF, %d not shared, %d without the note\n",
+           "the preload, %d the filter, %d not ELF, %d not shared, %d without the note\n",
            iters, seen[CLI_ELF_UNKNOWN], seen[CLI_ELF_DYNAMIC], seen[CLI_ELF_STATIC],
-           seen[CLI_ELF_FOREIGN], seen_lib[CLI_ELF_LIB_PRELOAD], seen_lib[CLI_ELF_LIB_NOT_ELF],
+           seen[CLI_ELF_FOREIGN], seen_lib[CLI_ELF_LIB_PRELOAD], seen_lib[CLI_ELF_LIB_FILTER],
+           seen_lib[CLI_ELF_LIB_NOT_ELF],
            seen_lib[CLI_ELF_LIB_NOT_SHARED], seen_lib[CLI_ELF_LIB_NOT_PRELOAD]);
 }
 

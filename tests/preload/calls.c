@@ -11,6 +11,9 @@
  *   LD_PRELOAD=build/preload/libpageclear-preload.so \
  *       build/tests/preload/preload_calls [ROUNDS [SIZE...]]
  *
+ * (the filter: the preload's build for this CPU; name
+ * libpageclear-preload-impl.so, or a copy in glibc-hwcaps/, for one entry.)
+ *
  * Prints per size the median ns per call of each and the median, lowest
  * and highest of the per-round ratios (interposed / C library). A ratio
  * is the figure to quote: two runs on a shared machine move together.
