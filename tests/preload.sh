@@ -46,6 +46,18 @@ stat() {
          END { print v }' "$tmp/$1.err"
 }
 
+# chained NAME LIB: the target's route under LD_PRELOAD=LIB:chain.so,
+# preload_min 1M; its status in $rc, and in $small, $large and $tiny
+# chain.so's counts of the calls that reached it.
+chained() {
+    LD_PRELOAD="$2:$chain" PAGECLEAR_PRELOAD_MIN=1M "$target" route \
+        > "$tmp/$1.out" 2> "$tmp/$1.err"
+    rc=$?
+    small=$(sed -n 's/^chain: small \([0-9]*\) large .*/\1/p' "$tmp/$1.err")
+    large=$(sed -n 's/^chain: small [0-9]* large \([0-9]*\) .*/\1/p' "$tmp/$1.err")
+    tiny=$(sed -n 's/^chain: .* tiny \([0-9]*\)$/\1/p' "$tmp/$1.err")
+}
+
 expect_ok() {
     [ "$rc" -eq 0 ] || { bad "$1: exit $rc"; cat "$tmp/$1.err"; }
 }
@@ -150,13 +162,8 @@ chk)
 chain)
     # LD_PRELOAD already holding another memset preload: below preload_min
     # the calls reach it, from preload_min they do not.
-    LD_PRELOAD="$preload:$chain" PAGECLEAR_PRELOAD_MIN=1M "$target" route \
-        > "$tmp/chain.out" 2> "$tmp/chain.err"
-    rc=$?
+    chained chain "$preload"
     expect_ok chain
-    small=$(sed -n 's/^chain: small \([0-9]*\) large .*/\1/p' "$tmp/chain.err")
-    large=$(sed -n 's/^chain: small [0-9]* large \([0-9]*\) .*/\1/p' "$tmp/chain.err")
-    tiny=$(sed -n 's/^chain: .* tiny \([0-9]*\)$/\1/p' "$tmp/chain.err")
     [ "${small:-0}" -ge 64 ] || bad "chain: small calls did not reach the next preload"
     # route's 16 calls of 24 B: the preload stores such calls itself only
     # when the next memset is the C library's.
@@ -285,12 +292,8 @@ filter)
     run froute PAGECLEAR_PRELOAD_MIN=1M PAGECLEAR_PRELOAD_STATS=1 -- route
     expect_ok froute
     [ "$(stat froute '[1M, 16M)' 1)" = 4 ] || bad "through the filter: calls not via pageclear"
-    LD_PRELOAD="$filter:$chain" PAGECLEAR_PRELOAD_MIN=1M "$target" route \
-        > "$tmp/fchain.out" 2> "$tmp/fchain.err"
-    rc=$?
+    chained fchain "$filter"
     expect_ok fchain
-    small=$(sed -n 's/^chain: small \([0-9]*\) large .*/\1/p' "$tmp/fchain.err")
-    large=$(sed -n 's/^chain: small [0-9]* large \([0-9]*\) .*/\1/p' "$tmp/fchain.err")
     [ "${small:-0}" -ge 64 ] && [ "${large:-x}" = 0 ] ||
         bad "through the filter: the next preload got small ${small:-none}, large ${large:-none}"
     # The filter alone, the preload not beside it: the program runs, as
