@@ -331,6 +331,8 @@ hwcaps)
     unset GLIBC_TUNABLES
     ld=/lib64/ld-linux-x86-64.so.2
     supported() { "$ld" --help | grep -q "^  $1 (supported, searched)"; }
+    # mapped CMD...: the build of the preload that cat maps, run by CMD
+    mapped() { "$@" cat /proc/self/maps | awk '/libpageclear-preload-impl/ { print $6; exit }'; }
     base=$(realpath "$preload") copy=$(realpath "$v3") copy4=$(realpath "$v4")
     [ "$copy4" != "$base" ] || bad "the x86-64-v4 copy is the default preload"
     if supported x86-64-v4; then level=4; elif supported x86-64-v3; then level=3; else level=2; fi
@@ -338,16 +340,13 @@ hwcaps)
     want=$base
     [ $level = 3 ] && want=$copy
     [ $level = 4 ] && want=$copy4
-    got=$(env LD_PRELOAD="$filter" cat /proc/self/maps |
-        awk '/libpageclear-preload-impl/ { print $6; exit }')
+    got=$(mapped env LD_PRELOAD="$filter")
     [ "$got" = "$want" ] || bad "the filter by path loaded $got, not $want"
-    got=$(env LD_LIBRARY_PATH="$dir" LD_PRELOAD=libpageclear-preload.so cat /proc/self/maps |
-        awk '/libpageclear-preload-impl/ { print $6; exit }')
+    got=$(mapped env LD_LIBRARY_PATH="$dir" LD_PRELOAD=libpageclear-preload.so)
     [ "$got" = "$want" ] || bad "the filter by name loaded $got, not $want"
     if [ $level = 4 ]; then
         # The same CPU as the loader sees it without AVX-512: the v3 copy.
-        got=$(env GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F LD_PRELOAD="$filter" \
-            cat /proc/self/maps | awk '/libpageclear-preload-impl/ { print $6; exit }')
+        got=$(mapped env GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F LD_PRELOAD="$filter")
         [ "$got" = "$copy" ] || bad "the filter without AVX-512 loaded $got, not $copy"
     fi
     # exec, the library not named: the filter (the build tree's, or an
@@ -358,7 +357,7 @@ hwcaps)
     */libpageclear-preload.so) ;;
     *) bad "exec chose ${out#LD_PRELOAD=}, not a filter" ;;
     esac
-    got=$("$bin" exec -- cat /proc/self/maps | awk '/libpageclear-preload-impl/ { print $6; exit }')
+    got=$(mapped "$bin" exec --)
     case "$got" in
     */glibc-hwcaps/x86-64-v3/libpageclear-preload-impl.so) [ $level = 3 ] ;;
     */glibc-hwcaps/x86-64-v4/libpageclear-preload-impl.so) [ $level = 4 ] ;;
