@@ -139,7 +139,7 @@ enum cli_elf_kind cli_elf_kind(const unsigned char *buf, size_t len,
  * 4-byte words (name size, descriptor size, type), then the name and the
  * descriptor, each padded to align. */
 static uint32_t preload_note(const unsigned char *buf, uint64_t off, uint64_t end, int le,
-                            uint64_t align)
+                             uint64_t align)
 {
     static const char name[] = PC_PRELOAD_NOTE_NAME, desc[] = PC_PRELOAD_NOTE_DESC;
     while (end - off >= 12) {
