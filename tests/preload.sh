@@ -431,7 +431,7 @@ calls)
         { bad "preload_calls.py --glibc nosuch: not exit 2 with a message"; cat "$tmp/glibc.out"; }
     # The copies for the AVX2 and AVX-512 CPUs as columns of their own,
     # where they are built.
-    if [ -f "$(dirname "$preload")/glibc-hwcaps/x86-64-v3/libpageclear-preload.so" ]; then
+    if [ -f "$(dirname "$preload")/glibc-hwcaps/x86-64-v3/libpageclear-preload-impl.so" ]; then
         python3 "$tables" --calls "$calls" --preload "$preload" --runs 1 --rounds 1 \
             --paths v3,v4 8 > "$tmp/v3.out" 2>&1 &&
             [ "$(grep -cE '^\| 8 B \| [0-9.]+ \([0-9.-]+\) \| [0-9.]+ ' "$tmp/v3.out")" = 2 ] ||
