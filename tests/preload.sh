@@ -447,6 +447,31 @@ calls)
     env LD_PRELOAD="$preload" "$bin" mem memset -f help | grep -q '^  libc ' ||
         bad "libc not listed under the preload"
     "$bin" mem memset -f help | grep -q '^  libc ' && bad "libc listed with no preload"
+    # scripts/preload_states.py, docs/preload.md's per-state table: it runs
+    # pageclear mem under the filter of the build $bin is in. One pass of
+    # two states and two sizes, preload_min 64K: one table of four rows,
+    # each with its two ratios, and the one against pc_clear only from
+    # preload_min on; a state it has not is refused.
+    case "$preload" in
+    */glibc-hwcaps/*) ;; # the copies: the filter is the same for all three
+    *)
+        states="$(dirname "$0")/../scripts/preload_states.py"
+        build=$(dirname "$(dirname "$bin")")
+        ratios='[0-9.]+x \([0-9.x-]+\) \| [0-9.]+x \([0-9.x-]+\)'
+        python3 "$states" --build "$build" --runs 1 --passes 1 --states warm,first --min 64K \
+            4K 64K > "$tmp/states.out" 2>&1
+        [ $? -eq 0 ] && [ "$(grep -c '^| state | size |' "$tmp/states.out")" = 1 ] &&
+            [ "$(grep -cE "^\\| (warm|first) \\| 4 KiB \\| .* \\| $ratios \\|  \\|\$" \
+                "$tmp/states.out")" = 2 ] &&
+            [ "$(grep -cE "^\\| (warm|first) \\| 64 KiB \\| .* \\| $ratios \\| [0-9]+% .*\\|\$" \
+                "$tmp/states.out")" = 2 ] &&
+            grep -q "^the system.s C library, preload_min 64KiB:\$" "$tmp/states.out" ||
+            { bad "preload_states.py: not one table of four rows"; cat "$tmp/states.out"; }
+        python3 "$states" --build "$build" --states hot 4K > "$tmp/hot.out" 2>&1
+        [ $? -eq 2 ] && grep -q "no state 'hot'" "$tmp/hot.out" ||
+            { bad "preload_states.py --states hot: not exit 2 with a message"; cat "$tmp/hot.out"; }
+        ;;
+    esac
     ;;
 *)
     echo "preload.sh: unknown case $case_"; exit 2 ;;
