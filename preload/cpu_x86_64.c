@@ -5,13 +5,18 @@
  */
 #include "cpu.h"
 
+#include <ctype.h>
+#include <string.h>
+
 #define LEAF1_ECX_OSXSAVE_AVX (PCI_LEAF1_ECX_OSXSAVE | PCI_LEAF1_ECX_AVX)
 /* BMI2 (bzhi), AVX512F, AVX512BW (byte masks, kmovq, vpbroadcastb). */
 #define LEAF7_EBX_SHORT (PCI_LEAF7_EBX_BMI2 | PCI_LEAF7_EBX_AVX512F | PCI_LEAF7_EBX_AVX512BW)
 /* All of the SSE, AVX and AVX-512 state: the entry uses zmm16 and k1. */
 #define XCR0_SHORT (PCI_XCR0_AVX | PCI_XCR0_AVX512)
-/* "AuthenticAMD" as leaf 0 returns it in ebx, edx, ecx. */
+/* "AuthenticAMD" and "GenuineIntel" as leaf 0 returns them in ebx, edx,
+ * ecx. */
 static const unsigned amd[3] = {0x68747541u, 0x69746e65u, 0x444d4163u};
+static const unsigned intel[3] = {0x756e6547u, 0x49656e69u, 0x6c65746eu};
 
 /* Where a 512-bit store costs no clock speed (256-bit ones cost none on any
  * of these CPUs). Intel's AVX-512 CPUs before
@@ -55,4 +60,28 @@ int pci_preload_short_avx2(const struct pci_cpuid *c)
 int pci_preload_cpu_rtm(const struct pci_cpuid *c)
 {
     return c->max_leaf >= 7 && (c->leaf7_ebx & PCI_LEAF7_EBX_RTM) != 0;
+}
+
+/* 1 if word occurs in s, ignoring case (no locale: ASCII only). */
+static int has_word(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    for (; *s != 0; s++) {
+        size_t i = 0;
+        while (i < n && s[i] != 0 && tolower((unsigned char)s[i]) == word[i])
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return 0;
+}
+
+int pci_preload_stosb_as_libc(const struct pci_cpuid *c, const char *tunables)
+{
+    if (c->vendor[0] != intel[0] || c->vendor[1] != intel[1] || c->vendor[2] != intel[2])
+        return 0;
+    if (c->max_leaf < 7 || (c->leaf7_ebx & PCI_LEAF7_EBX_ERMS) == 0)
+        return 0;
+    return tunables == NULL || (!has_word(tunables, "stosb") && !has_word(tunables, "erms") &&
+                                !has_word(tunables, "non_temporal"));
 }

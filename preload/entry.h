@@ -76,6 +76,22 @@ extern _Atomic size_t pci_preload_long_span;
  * with four 32-byte stores: 64 where it runs them and not the 64-byte
  * ones (pci_preload_long_span; preload.c), else 0. A span, as that one. */
 extern _Atomic size_t pci_preload_evex_span;
+/* The AVX-512 copy's entry stores calls of PCI_PRELOAD_STOSB_FROM to
+ * PCI_PRELOAD_STOSB_FROM - 1 + this many bytes with rep stosb, as the C
+ * library's memset there does (cpu.h, pci_preload_stosb_as_libc), not
+ * jumping to it: PCI_PRELOAD_STOSB_MAX - PCI_PRELOAD_STOSB_FROM + 1 where
+ * that holds (less where preload_min is shorter), else 0. A span, as
+ * the two above. */
+extern _Atomic size_t pci_preload_stosb_span;
+/* The first length the C library stores with rep stosb: one more than
+ * its x86_rep_stosb_threshold's default (it takes rep stosb above it). */
+#define PCI_PRELOAD_STOSB_FROM 2049
+/* The last: where the jump to the C library's memset no longer shows
+ * against the time of the call (docs/preload.md, "Calls of 2-64 KiB": over
+ * a warm extent, passed on, 4 KiB measured 0.93-0.95 of the C library's
+ * own speed, 8-16 KiB 0.96-1.00, 64 KiB 1.00). */
+#define PCI_PRELOAD_STOSB_MAX 65536
+
 /* Calls shorter than this (and not stored by the entry) go straight to
  * pci_preload_real; the others to pci_preload_set. preload.c says when
  * each value holds. */

@@ -35,9 +35,14 @@
  * call takes the path at 2:, which holds no vector instruction: the copy
  * is correct on any CPU.
  *
+ * On Intel CPUs with ERMS, where the C library's memset stores calls of
+ * more than 2 KiB with rep stosb, so does this entry, to 64 KiB
+ * (pci_preload_stosb_span, cpu.h): passed on, they paid the jump, 3-6%
+ * of a 4 KiB call over a warm extent.
+ *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
- * caller-saved registers (rax, rcx, rdx, rsi, r8, zmm16, k1; zmm16 needs
+ * caller-saved registers (rax, rcx, rdx, rsi, rdi, r8, zmm16, k1; zmm16 needs
  * no vzeroupper), so it is safe in a signal handler and in any state of
  * the preload.
  */
@@ -48,7 +53,7 @@ const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX512;
 
 __asm__(
     PCI_ASM_ENTRY_BEGIN
-    /* Layout: six 64-byte lines; the block starts at a multiple of 128
+    /* Layout: seven 64-byte lines; the block starts at a multiple of 128
      * bytes, as the AVX2 copy's does (entry_x86_64_v3.c says what that
      * measured), and no case that stores crosses a line but 257-512 B
      * (at 8:, where which case falls through counted more). The head's line
@@ -86,13 +91,19 @@ __asm__(
     "	ret\n"
     /* Longer, or not READY, or the cases off: 65 B on where a span is on
      * (n - 65 below it, unsigned, so the test holds whatever
-     * pci_preload_own_below reads at the same moment), else on. */
+     * pci_preload_own_below reads at the same moment), then 2049 B on
+     * where rep stosb's is (n - 2049 below it), else on. The rep stosb
+     * case's tests come after the others', so that 65-512 B meet the same
+     * code as before it. */
     "	.p2align 6\n"
     "2:	lea	-65(%rdx), %rcx\n"
     "	cmp	pci_preload_evex_span(%rip), %rcx\n"
     "	jb	5f\n"
     "	cmp	pci_preload_long_span(%rip), %rcx\n"
     "	jb	8f\n"
+    "	lea	-2049(%rdx), %rcx\n"
+    "	cmp	pci_preload_stosb_span(%rip), %rcx\n"
+    "	jb	10f\n"
     PCI_ASM_PASS_ON
     /* 0-64 B where s's first 32 bytes reach the next page (s more than
      * 4064 bytes into its page), in a line of its own, without a branch:
@@ -162,6 +173,20 @@ __asm__(
     "	vmovdqu64 %ymm16, 32(%rdi)\n"
     "	vmovdqu64 %ymm16, -64(%rdi,%rdx)\n"
     "	vmovdqu64 %ymm16, -32(%rdi,%rdx)\n"
+    "	ret\n"
+    /* 2049 B to 64 KiB where the C library's memset takes rep stosb too
+     * (pci_preload_stosb_span; cpu.h): the same instruction, without the
+     * jump to it and its own tests before it, which cost 3-6% of a 4 KiB
+     * call's time over a warm extent (docs/preload.md). The direction
+     * flag is clear at any call (the ABI; the kernel clears it for a
+     * signal handler). rdx keeps s for the return value while al holds
+     * the byte. */
+    "	.p2align 6\n"
+    "10:	mov	%rdx, %rcx\n"
+    "	movzbl	%sil, %eax\n"
+    "	mov	%rdi, %rdx\n"
+    "	rep stosb\n"
+    "	mov	%rdx, %rax\n"
     "	ret\n"
     PCI_ASM_ENTRY_END);
 

@@ -90,6 +90,7 @@ _Atomic size_t pci_preload_vec_below;
 _Atomic size_t pci_preload_ymm_from = SIZE_MAX;
 _Atomic size_t pci_preload_long_span;
 _Atomic size_t pci_preload_evex_span;
+_Atomic size_t pci_preload_stosb_span;
 
 /* From this length a call about to go through pageclear first asks the
  * kernel whether the page of its middle byte is resident (mincore, one
@@ -333,6 +334,9 @@ static void own_stores(int want_avx512, int want_avx2, size_t below)
                       below);
         else
             own_limit(&pci_preload_evex_span, span_from, 64, below);
+        if (pci_preload_stosb_as_libc(&cpu, getenv("GLIBC_TUNABLES")))
+            own_limit(&pci_preload_stosb_span, PCI_PRELOAD_STOSB_FROM,
+                      PCI_PRELOAD_STOSB_MAX - PCI_PRELOAD_STOSB_FROM + 1, below);
         return;
     }
     int v3 = (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX2) != 0;

@@ -76,6 +76,14 @@ correct)
     # it on are pageclear's (preload.c, own_limit), the rest the entry's.
     run min200 PAGECLEAR_PRELOAD_MIN=200 -- correct
     expect_ok min200
+    # The same inside the span the AVX-512 copy stores with rep stosb on
+    # Intel with ERMS (2049 B-64 KiB, entry_x86_64_v4.c), and with a
+    # tunable that moves the C library's rep stosb threshold, which turns
+    # that span off (cpu.h; the rule itself: test_preload_cpu).
+    run min4k PAGECLEAR_PRELOAD_MIN=4K -- correct
+    expect_ok min4k
+    run tun GLIBC_TUNABLES=glibc.cpu.x86_rep_stosb_threshold=4096 -- correct
+    expect_ok tun
     # The entry's baseline stores where it would use AVX-512 (with AVX2
     # from 32 B where the CPU has it, RTM or not), then without AVX2
     # either: each a no-op where the CPU lacks that path, which then ran

@@ -20,6 +20,7 @@
 #define AVX512BW (1u << 30)
 #define AVX512VL (1u << 31)
 #define AVX_VNNI (1u << 4)
+#define ERMS (1u << 9)
 #define XCR0_ALL 0xe7u /* x87, SSE, AVX, opmask, ZMM upper halves, ZMM16-31 */
 
 /* leaf 0 ebx, edx, ecx of a vendor string */
@@ -36,7 +37,7 @@ static struct pci_cpuid intel_avx_vnni(void)
     struct pci_cpuid c = {.max_leaf = 0x1f,
                           .leaf1_ecx = OSXSAVE | AVX,
                           .leaf7_eax = 2,
-                          .leaf7_ebx = AVX2 | BMI2 | AVX512F | AVX512BW | AVX512VL,
+                          .leaf7_ebx = AVX2 | BMI2 | ERMS | AVX512F | AVX512BW | AVX512VL,
                           .leaf7_1_eax = AVX_VNNI,
                           .xcr0 = XCR0_ALL};
     vendor(&c, "GenuineIntel");
@@ -161,6 +162,40 @@ static void synthetic_avx2(void)
     CHECK_EQ(pci_preload_cpu_rtm(&m), 0);
 }
 
+/* rep stosb as the C library's memset: Intel with ERMS, and no tunable
+ * that moves its rep stosb or non-temporal thresholds or turns ERMS off. */
+static void synthetic_stosb(void)
+{
+    struct pci_cpuid c = intel_avx_vnni();
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, ""), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, "glibc.malloc.check=0:glibc.cpu.x86_ibt=on"), 1);
+    static const char *const moved[] = {
+        "glibc.cpu.x86_rep_stosb_threshold=4096",
+        "glibc.malloc.check=0:glibc.cpu.x86_rep_stosb_threshold=1",
+        "glibc.cpu.hwcaps=-ERMS",
+        "glibc.cpu.hwcaps=Avoid_STOSB",
+        "glibc.cpu.x86_non_temporal_threshold=0x4040",
+        "glibc.cpu.x86_memset_non_temporal_threshold=16384",
+        "GLIBC.CPU.X86_REP_STOSB_THRESHOLD=4096",
+    };
+    for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
+        CHECK_EQ(pci_preload_stosb_as_libc(&c, moved[i]), 0);
+    c.leaf7_1_eax = 0; /* Skylake-SP to Ice Lake: their memsets take rep stosb too */
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL), 1);
+    struct pci_cpuid m = c;
+    m.leaf7_ebx &= ~ERMS;
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL), 0);
+    m = c;
+    m.max_leaf = 6;
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL), 0);
+    m = c;
+    vendor(&m, "AuthenticAMD"); /* Zen 4: not measured, left to the C library */
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL), 0);
+    vendor(&m, "GenuineIntal");
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL), 0);
+}
+
 #if defined(__x86_64__)
 /* 1 if the flags line of /proc/cpuinfo holds the word w */
 static int has_flag(const char *flags, const char *w)
@@ -206,6 +241,8 @@ static void host(void)
     CHECK_EQ(got, want);
     CHECK_EQ(got2, has_flag(flags, "avx2"));
     CHECK_EQ(pci_preload_cpu_rtm(&c), has_flag(flags, "rtm"));
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL),
+             has_flag(flags, "erms") && strcmp(vend, "GenuineIntel") == 0);
     CHECK_EQ(pci_preload_short_evex256(&c), has_flag(flags, "avx512f") &&
                                                 has_flag(flags, "avx512bw") &&
                                                 has_flag(flags, "avx512vl") &&
@@ -214,6 +251,7 @@ static void host(void)
     CHECK_EQ(got, 0); /* the entry is the x86-64 one only */
     CHECK_EQ(got2, 0);
     CHECK_EQ(pci_preload_short_evex256(&c), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL), 0);
     printf("host: not x86-64, baseline\n");
 #endif
 }
@@ -223,6 +261,7 @@ int main(void)
     synthetic();
     synthetic_evex256();
     synthetic_avx2();
+    synthetic_stosb();
     host();
     printf("test_preload_cpu: ok\n");
     return 0;

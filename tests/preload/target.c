@@ -193,7 +193,10 @@ static int mode_correct(void)
     small_lengths();
     page_ends();
     make_run(0x5a);
-    const size_t big[] = {(size_t)64 << 10, ((size_t)1 << 20) + 3, ((size_t)4 << 20) - 1,
+    /* 64 KiB and either side of it: the last length the AVX-512 copy
+     * stores with rep stosb (entry_x86_64_v4.c) and the first it passes on */
+    const size_t big[] = {((size_t)64 << 10) - 1, (size_t)64 << 10, ((size_t)64 << 10) + 1,
+                          ((size_t)1 << 20) + 3,   ((size_t)4 << 20) - 1,
                           ((size_t)16 << 20) + 17, (size_t)64 << 20};
     for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
         for (int e = 0; e < 4; e++) {
