@@ -32,11 +32,12 @@ built for transactions; docs/preload-short-calls.md).
 import argparse
 import os
 import pathlib
-import shutil
 import signal
 import statistics
 import subprocess
 import sys
+
+from bench_host import check_wrappers, cpu_name
 
 # The entry's store paths (preload.c reads these variables). "entry" is
 # what it chooses on this CPU; the others force a path, and a path the CPU
@@ -132,16 +133,6 @@ def table(results, labels, table_no, sizes):
     return "\n".join(lines)
 
 
-def cpu_name():
-    try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith(("model name", "Model name")):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build", help="the build directory (default build)")
@@ -176,11 +167,7 @@ def main():
     for p in args.paths:
         if p in COPIES and not (args.preload.parent / COPIES[p]).is_file():
             ap.error(f"--paths {p}: no {COPIES[p]} beside {args.preload} (an x86-64 build has it)")
-    # Checked before the first run: a wrong path found only at the second
-    # C library would cost the minutes of the first one's columns.
-    for g in args.glibc:
-        if shutil.which(g) is None:
-            ap.error(f"--glibc {g}: no such command")
+    check_wrappers(ap, args.glibc)
 
     cols = columns(args)
     labels = [c[0] for c in cols]

@@ -39,17 +39,19 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import signal
 import statistics
 import subprocess
 import sys
 
+from bench_host import check_wrappers, cpu_name
+
 STATES = ("warm", "use", "cold", "first")
-# The sizes of docs/preload.md's table: calls the preload passes on (4 KiB
-# to 16 MiB, below the built-in preload_min of 16 or 32 MiB) and calls it
-# sends to pageclear (64 and 256 MiB).
-SIZES = ["4KB", "64KB", "1MB", "16MB", "64MB", "256MB"]
+# The sizes of docs/preload.md's table: calls the preload passes on or
+# stores itself (4 KiB to 16 MiB, below the built-in preload_min of 16 or
+# 32 MiB; 4 and 8 KiB in the AVX-512 copy's rep stosb span on Intel) and
+# calls it sends to pageclear (64 and 256 MiB).
+SIZES = ["4KB", "8KB", "64KB", "1MB", "16MB", "64MB", "256MB"]
 UNITS = {"": 1, "B": 1}
 UNITS.update({p + s: 1 << (10 * (i + 1)) for i, p in enumerate("KMG") for s in ("", "B", "IB")})
 
@@ -137,16 +139,6 @@ def table(cells, states, sizes):
     return "\n".join(lines)
 
 
-def cpu_name():
-    try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith(("model name", "Model name")):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build", help="the build directory (default build)")
@@ -178,11 +170,7 @@ def main():
     for f in (args.bin, args.preload):
         if not f.is_file():
             ap.error(f"{f}: not found (build first, or give --build)")
-    # Checked before the first run: a wrong path found only at the second
-    # C library would cost the minutes of the first one's grid.
-    for g in args.glibc:
-        if shutil.which(g) is None:
-            ap.error(f"--glibc {g}: no such command")
+    check_wrappers(ap, args.glibc)
 
     libcs = [("the system's C library", [])] + [(g, [g]) for g in args.glibc]
     mins = {name: preload_min(args, prefix) for name, prefix in libcs}
