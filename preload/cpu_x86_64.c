@@ -5,7 +5,6 @@
  */
 #include "cpu.h"
 
-#include <ctype.h>
 #include <string.h>
 
 #define LEAF1_ECX_OSXSAVE_AVX (PCI_LEAF1_ECX_OSXSAVE | PCI_LEAF1_ECX_AVX)
@@ -62,13 +61,20 @@ int pci_preload_cpu_rtm(const struct pci_cpuid *c)
     return c->max_leaf >= 7 && (c->leaf7_ebx & PCI_LEAF7_EBX_RTM) != 0;
 }
 
-/* 1 if word occurs in s, ignoring case (no locale: ASCII only). */
+/* c in lower case, ASCII letters only: tolower() would follow a locale
+ * the program may already have set. */
+static char ascii_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* 1 if word (lower case) occurs in s, ignoring case. */
 static int has_word(const char *s, const char *word)
 {
     size_t n = strlen(word);
     for (; *s != 0; s++) {
         size_t i = 0;
-        while (i < n && s[i] != 0 && tolower((unsigned char)s[i]) == word[i])
+        while (i < n && s[i] != 0 && ascii_lower(s[i]) == word[i])
             i++;
         if (i == n)
             return 1;
