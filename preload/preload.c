@@ -109,6 +109,11 @@ static _Thread_local int busy __attribute__((tls_model("initial-exec")));
 #define MAX_IMPLS 64
 static const char *impl_names[MAX_IMPLS];
 static size_t nimpl;
+/* For each primitive, the one that stores a non-zero byte in its place:
+ * itself where it can, else the widest the host runs with the same cache
+ * behaviour (clzero: AVX-512 or AVX2 streaming stores; dc zva: stp); -1
+ * where there is none, and the call goes to the real memset. */
+static int fill_for[MAX_IMPLS];
 
 static void *safe_set(void *s, int c, size_t n)
 {
@@ -139,7 +144,8 @@ static int via_pageclear(void *s, int c, size_t n)
         rc = pc_clear(s, n);
     } else {
         int i = fill_index(pc_selected(n));
-        rc = i < 0 ? -1 : pc_impl_fill((size_t)i, s, n, (unsigned char)c);
+        int f = i < 0 ? -1 : fill_for[i];
+        rc = f < 0 ? -1 : pc_impl_fill((size_t)f, s, n, (unsigned char)c);
     }
     busy = 0;
     return rc == 0;
@@ -259,21 +265,49 @@ static int env_switch(const char *name, int dflt)
     return dflt;
 }
 
+/* 1 if primitive i runs here and stores any byte: pc_impl_fill of no
+ * bytes says so without storing one. */
+static int can_fill(size_t i)
+{
+    unsigned char none;
+    return pc_impl_fill(i, &none, 0, 0x5a) == 0;
+}
+
+/* fill_for[] for the nimpl primitives described in info[]: a zero-only
+ * one (clzero, dc zva) stands aside for the last one in the library's
+ * table that has its cache behaviour and fills here, the table listing
+ * each kind narrow to wide. */
+static void find_fills(const struct pc_impl_info *info)
+{
+    int fills[MAX_IMPLS];
+    for (size_t i = 0; i < nimpl; i++)
+        fills[i] = info[i].supported && can_fill(i);
+    for (size_t i = 0; i < nimpl; i++) {
+        fill_for[i] = fills[i] ? (int)i : -1;
+        for (size_t j = 0; !fills[i] && info[i].supported && j < nimpl; j++)
+            if (fills[j] && info[j].cache == info[i].cache)
+                fill_for[i] = (int)j;
+    }
+}
+
 /* Have the library initialise itself now (profile, options, plans), from
  * the constructor, and take preload_min and the primitives' names. 0, or
  * -1 with pass_why set. */
 static int init_pageclear(void)
 {
     struct pc_threshold_info ti;
+    struct pc_impl_info info[MAX_IMPLS];
     busy = 1; /* the library's own memset calls go to the real one */
     int rc = pc_threshold_info(PC_THRESHOLD_PRELOAD_MIN, &ti);
     size_t count = pc_impl_count();
-    for (size_t i = 0; rc == 0 && i < count && i < MAX_IMPLS; i++) {
-        struct pc_impl_info info;
-        if (pc_impl_get(i, &info) == 0)
-            impl_names[i] = info.name;
-    }
     nimpl = count < MAX_IMPLS ? count : MAX_IMPLS;
+    for (size_t i = 0; rc == 0 && i < nimpl; i++) {
+        if (pc_impl_get(i, &info[i]) != 0)
+            info[i].name = NULL, info[i].supported = 0;
+        impl_names[i] = info[i].name;
+    }
+    if (rc == 0)
+        find_fills(info);
     (void)pc_selected(1); /* the plans, if not built yet */
     busy = 0;
     if (rc != 0) {
