@@ -13,13 +13,24 @@
 #include "tuning.h"
 
 /*
- * The rules below are checked against three machines' measured crossovers
+ * The rules below are checked against four machines' measured crossovers
  * (tests/test_rules.c; the figures are in docs/measurements.md): the Intel
  * Xeon guest (Sapphire/Emerald Rapids class, L2 2 MiB, AVX-512, Part I),
- * the AMD EPYC Zen 4 guest (L2 1 MiB, L3 32 MiB, AVX-512, CLZERO, Part II)
- * and the AMD EPYC Zen 3 guest (L2 512 KiB, L3 32 MiB, AVX2, CLZERO, no
- * AVX-512, Part III, section 16).
+ * the AMD EPYC Zen 4 guest (L2 1 MiB, L3 32 MiB, AVX-512, CLZERO, Part II),
+ * the AMD EPYC Zen 3 guest (L2 512 KiB, L3 32 MiB, AVX2, CLZERO, no
+ * AVX-512, Part III, section 16) and the AMD EPYC Zen 5 guest (family 26,
+ * L2 1 MiB, L3 32 MiB, AVX-512, CLZERO, Part VI).
  */
+
+/* AMD's family 26 (Zen 5) and later: the first AMD cores measured here
+ * whose vector stores outrun rep stosb in the L1 and L2 and whose
+ * rep stosb keeps allocating lines up to the whole L3 (Part VI). A later
+ * family is taken to be like the latest one measured. */
+#define AMD_FAMILY_ZEN5 26u
+static int amd_zen5_on(const struct pci_cpu *c)
+{
+    return c->vendor == PCI_VENDOR_AMD && c->family >= AMD_FAMILY_ZEN5;
+}
 
 /* vector_max: below this length vector stores beat rep stosb, whose
  * start-up costs a few tens of cycles even with FSRM; from about the L1d
@@ -34,10 +45,25 @@
  * guest has FSRM. */
 #define VECTOR_MAX ((size_t)32 << 10)
 
+/* vector_max on Zen 5: three quarters of the L2. Zen 5 stores 64 bytes a
+ * cycle from AVX2 and AVX-512 registers alike, where rep stosb stays at
+ * about 170 GB/s from 16 KiB to 1 MiB. Zen 5 guest, warm, interleaved,
+ * medians of 9 (Part VI, section 26): avx512 / stosb 267 / 168 GB/s at
+ * 32 KiB, 250 / 172 at 256 KiB, 220-268 / 172 at 640 KiB, then level or
+ * behind from 768-896 KiB (167-208 / 171, 175-217 / 172) and behind at
+ * 1 MiB (145-156 / 170); avx2 within 5% of avx512 throughout. In `use`
+ * rep stosb leads by 6-13% from 16 KiB (it writes whole lines of a cold
+ * extent without reading them first): no threshold serves both states,
+ * and the rule keeps warm, whose loss (36% at 32 KiB with the 32 KiB
+ * rule) is the larger; `pageclear tune` there chose 512 KiB, the most its
+ * grid offers. Where cpuid gives no L2, the 1 MiB Zen 5 has. */
+#define VECTOR_MAX_ZEN5_NO_L2 ((size_t)768 << 10)
+
 static size_t default_vector_max(const struct pci_cpu *c, const struct pci_tuning *t)
 {
-    (void)c;
     (void)t;
+    if (amd_zen5_on(c) && (c->features & (PCI_F_AVX2 | PCI_F_AVX512)))
+        return c->l2_size != 0 ? c->l2_size / 4 * 3 : VECTOR_MAX_ZEN5_NO_L2;
     return VECTOR_MAX;
 }
 
@@ -76,9 +102,21 @@ static size_t default_vector_max(const struct pci_cpu *c, const struct pci_tunin
  * half of the 32 MiB both guests have. */
 #define NT_THRESHOLD_AMD_NO_LLC ((size_t)16 << 20)
 
+/* nt_threshold on Zen 5: the whole L3. There rep stosb keeps allocating
+ * lines, and a warm extent keeps clearing at 120-135 GB/s, up to 28 MiB of
+ * the 32 MiB L3, where streaming stores stay at 94; it falls to 80-106
+ * from 29-32 MiB (Zen 5 guest, interleaved, medians of 9, Part VI,
+ * section 26). `use` favours streaming by 6-18% from 16 MiB: half the L3,
+ * the Zen 3 and 4 rule, would lose 25% warm at 16-28 MiB to gain that.
+ * At 32 MiB streaming leads both (warm +15%, use +4%); `pageclear tune`
+ * there chose 32 MiB too. Where cpuid gives no L3, the 32 MiB measured. */
+#define NT_THRESHOLD_ZEN5_NO_LLC ((size_t)32 << 20)
+
 static size_t default_nt_threshold(const struct pci_cpu *c, const struct pci_tuning *t)
 {
     (void)t;
+    if (amd_zen5_on(c) && (c->features & PCI_F_ERMS))
+        return c->llc_size != 0 ? c->llc_size : NT_THRESHOLD_ZEN5_NO_LLC;
     if (c->vendor == PCI_VENDOR_AMD && (c->features & PCI_F_ERMS))
         return c->llc_size != 0 ? c->llc_size / 2 : NT_THRESHOLD_AMD_NO_LLC;
     size_t nt = c->l2_size != 0 ? 2 * c->l2_size : NT_THRESHOLD_NO_L2;
@@ -134,6 +172,9 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  *   `warm` by 6-12% up to 8 MiB and streaming by 40-50% from 16 MiB; on
  *   the Zen 3 guest pc_clear gave 49.4 GB/s at 16 MiB warm against glibc
  *   2.36's memset's 36.6 (docs/measurements.md, Part III). So from 16 MiB.
+ *   On Zen 5 nt_threshold is the whole L3 (32 MiB), and so is this: there
+ *   `pageclear tune` found clzero level with glibc 2.36's memset at 32 MiB
+ *   warm (98.4 / 97.1 GB/s) and 5% ahead in `use` (Part VI).
  * - Intel and the rest (nt_threshold from the L2): on the Xeon guest
  *   memset through the preload against without, `pageclear mem memset -f
  *   glibc -v 0 -s SIZE -n 7 --cache warm`, three interleaved rounds

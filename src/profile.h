@@ -26,9 +26,10 @@
  * (well under 1 KiB); 64 KiB leaves room for long comments while bounding
  * what every process reads at start, whatever the file turns out to be. */
 #define PCI_PROFILE_FILE_MAX ((size_t)64 << 10)
-/* vector_max: vector stores win only while rep stosb's start-up dominates,
- * tens of KiB on every CPU measured; 64 MiB is a thousand times that and
- * still catches a unit slip (32G for 32K). 0 (never vector) is allowed. */
+/* vector_max: vector stores win while rep stosb's start-up dominates (tens
+ * of KiB) or, on Zen 5, while the extent fits the L2 (1 MiB there); 64 MiB
+ * is many times either and still catches a unit slip (32G for 32K). 0
+ * (never vector) is allowed. */
 #define PCI_PROFILE_VECTOR_MAX_LIMIT ((size_t)64 << 20)
 /* Non-temporal thresholds: below one page the sfence and the unaligned head
  * and tail cost more than streaming can save, so a smaller crossover is

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_rules.c - the built-in defaults' rules (src/defaults.c) against the
- * three machines they were measured on. Each machine is a table: the CPU
+ * four machines they were measured on. Each machine is a table: the CPU
  * description cpuid gives there (what src/arch/x86_64/cpu.c derives), the
  * window each threshold's measured crossover allows, and which primitive
  * pc_clear (warm, use) or pc_clear_cold (cold) should pick at sizes from
  * 4 KiB to 1 GiB where the measurements say. The figures behind every row
  * are in docs/measurements.md (Part I: the Intel guest, and its cold small
- * extents in section 17; Part II: Zen 4; Part III: Zen 3). The rules and
+ * extents in section 17; Part II: Zen 4; Part III: Zen 3; Part VI: Zen 5,
+ * section 26). The rules and
  * the selector are pure functions of the description, so nothing here
  * runs an instruction the host lacks.
  */
@@ -154,6 +155,47 @@ static const struct machine machines[] = {
       {1 * MIB, USE, {STOSB, NONE}, 1},
       {4 * MIB, USE, {STOSB, NONE}, 1},
       END}},
+    /* Part VI: AMD EPYC Zen 5 guest (family 26). */
+    {"amd-zen5-guest",
+     {.features = F_X86 | PCI_F_ERMS | PCI_F_FSRM | PCI_F_AVX2 | PCI_F_AVX512 | PCI_F_CLZERO,
+      .vendor = PCI_VENDOR_AMD, .vendor_name = "AuthenticAMD", .hypervisor = 1,
+      .llc_size = 32 * MIB, .l2_size = 1 * MIB, .family = 26, .model = 2, .stepping = 1},
+     {/* warm: avx512 ahead at 640 KiB in three runs of three, level or
+       * behind at 768-896 KiB, behind at 1 MiB */
+      {PC_THRESHOLD_VECTOR_MAX, 640 * KIB + 1, 1 * MIB},
+      /* warm: stosb 121-135 against streaming 94 up to 28 MiB; at 32 MiB
+       * streaming leads warm (+15%) and use (+4%) */
+      {PC_THRESHOLD_NT, 28 * MIB + 1, 32 * MIB},
+      /* cold: clzero +4% at 4 KiB over avx512 */
+      {PC_THRESHOLD_COLD_NT, 4 * KIB, 4 * KIB},
+      /* preload: memset (rep stosb) leads warm up to 28 MiB; level at
+       * 32 MiB warm, streaming +5% in use */
+      {PC_THRESHOLD_PRELOAD_MIN, 28 * MIB + 1, 32 * MIB}},
+     {{4 * KIB, WARM, {AVX512, AVX2, NONE}, 0},
+      /* avx512 267, stosb 168 (the old 32 KiB rule's choice) */
+      {32 * KIB, WARM, {AVX512, AVX2, NONE}, 0},
+      {256 * KIB, WARM, {AVX512, AVX2, NONE}, 0},
+      {1 * MIB, WARM, {STOSB, STOSQ, NONE}, 0},
+      /* stosb 127-132 against clzero 94 (the old half-L3 rule's choice) */
+      {16 * MIB, WARM, {STOSB, NONE}, 0},
+      {28 * MIB, WARM, {STOSB, NONE}, 0},
+      {32 * MIB, WARM, {CLZERO, AVX512_NT, NONE}, 0},
+      {256 * MIB, WARM, {CLZERO, AVX512_NT, NONE}, 0},
+      {4 * KIB, USE, {AVX512, AVX2, NONE}, 0},
+      /* stosb leads use by 6-13% from 16 KiB to 1 MiB; the rule keeps
+       * warm's 36-55% */
+      {64 * KIB, USE, {AVX512, AVX2, NONE}, 1},
+      {256 * KIB, USE, {AVX512, AVX2, NONE}, 1},
+      {1 * MIB, USE, {STOSB, NONE}, 0},
+      /* streaming +6% at 16 MiB in use; warm would lose 26% */
+      {16 * MIB, USE, {STOSB, NONE}, 1},
+      {32 * MIB, USE, {CLZERO, AVX512_NT, NONE}, 0},
+      {256 * MIB, USE, {CLZERO, AVX512_NT, STOSB, NONE}, 0},
+      {4 * KIB, COLD, {CLZERO, NONE}, 0},
+      {64 * KIB, COLD, {CLZERO, AVX512_NT, NONE}, 0},
+      {16 * MIB, COLD, {CLZERO, NONE}, 0},
+      {256 * MIB, COLD, {CLZERO, STOSB, NONE}, 0},
+      END}},
 };
 #define NMACHINES (sizeof(machines) / sizeof(machines[0]))
 
@@ -212,11 +254,13 @@ int main(void)
          * moves them apart by default) */
         CHECK_EQ(t.v[PC_THRESHOLD_PARALLEL_NT], t.v[PC_THRESHOLD_NT]);
     }
-    /* Only the Intel guest's warm 4 MiB and Zen 3's use below 8 MiB are
-     * losses no threshold avoids (docs/measurements.md, Part III). */
+    /* Only the Intel guest's warm 4 MiB, Zen 3's use below 8 MiB and Zen
+     * 5's use from 16 KiB to 1 MiB and at 16 MiB are losses no threshold
+     * avoids (docs/measurements.md, Parts III and VI). */
     CHECK_EQ(conflicts[0], 1);
     CHECK_EQ(conflicts[1], 0);
     CHECK_EQ(conflicts[2], 3);
+    CHECK_EQ(conflicts[3], 3);
 
     /* The rules follow the caches, not the machines' names: Zen 4 with a
      * 96 MiB L3 streams from 48 MiB; an Intel part with a 1 MiB L2 from
@@ -237,6 +281,31 @@ int main(void)
     c.llc_size = 0;
     pci_tuning_defaults(&c, &t);
     CHECK_EQ(t.v[PC_THRESHOLD_NT], 4 * MIB);
+
+    /* Zen 5's rules follow its caches too (a 2 MiB L2, a 96 MiB L3), fall
+     * back on the sizes measured where cpuid gives none, need a vector
+     * unit to move vector_max, and are Zen 5's alone: the same caches in
+     * family 25 get Zen 4's rules. */
+    c = machines[3].cpu;
+    c.l2_size = 2 * MIB;
+    c.llc_size = 96 * MIB;
+    pci_tuning_defaults(&c, &t);
+    CHECK_EQ(t.v[PC_THRESHOLD_VECTOR_MAX], 1536 * KIB);
+    CHECK_EQ(t.v[PC_THRESHOLD_NT], 96 * MIB);
+    CHECK_EQ(t.v[PC_THRESHOLD_PRELOAD_MIN], 96 * MIB);
+    c.l2_size = 0;
+    c.llc_size = 0;
+    pci_tuning_defaults(&c, &t);
+    CHECK_EQ(t.v[PC_THRESHOLD_VECTOR_MAX], 768 * KIB);
+    CHECK_EQ(t.v[PC_THRESHOLD_NT], 32 * MIB);
+    c.features &= ~(unsigned)(PCI_F_AVX2 | PCI_F_AVX512);
+    pci_tuning_defaults(&c, &t);
+    CHECK_EQ(t.v[PC_THRESHOLD_VECTOR_MAX], 32 * KIB);
+    c = machines[3].cpu;
+    c.family = 25;
+    pci_tuning_defaults(&c, &t);
+    CHECK_EQ(t.v[PC_THRESHOLD_VECTOR_MAX], 32 * KIB);
+    CHECK_EQ(t.v[PC_THRESHOLD_NT], 16 * MIB);
 
     /* The host's description: an L2, where cpuid gives one, fits the LLC. */
     const struct pci_cpu *h = pci_cpu();
