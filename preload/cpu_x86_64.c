@@ -82,9 +82,25 @@ static int has_word(const char *s, const char *word)
     return 0;
 }
 
-int pci_preload_stosb_as_libc(const struct pci_cpuid *c, const char *tunables)
+/* The minor version of a "2.MINOR" version string, or -1 for anything
+ * else (NULL, another major version, trailing text). */
+static int glibc2_minor(const char *v)
 {
-    if (c->vendor[0] != intel[0] || c->vendor[1] != intel[1] || c->vendor[2] != intel[2])
+    if (v == NULL || v[0] != '2' || v[1] != '.' || v[2] < '0' || v[2] > '9')
+        return -1;
+    int minor = 0;
+    for (v += 2; *v >= '0' && *v <= '9' && minor < 1000; v++)
+        minor = minor * 10 + (*v - '0');
+    return *v == 0 ? minor : -1;
+}
+
+int pci_preload_stosb_as_libc(const struct pci_cpuid *c, const char *tunables,
+                              const char *libc_version)
+{
+    int is_intel = c->vendor[0] == intel[0] && c->vendor[1] == intel[1] && c->vendor[2] == intel[2];
+    int is_amd = c->vendor[0] == amd[0] && c->vendor[1] == amd[1] && c->vendor[2] == amd[2];
+    int minor = glibc2_minor(libc_version);
+    if (!is_intel && !(is_amd && minor >= 33 && minor <= 36))
         return 0;
     if (c->max_leaf < 7 || (c->leaf7_ebx & PCI_LEAF7_EBX_ERMS) == 0)
         return 0;

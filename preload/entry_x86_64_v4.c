@@ -38,7 +38,9 @@
  * On Intel CPUs with ERMS, where the C library's memset stores calls of
  * more than 2 KiB with rep stosb, so does this entry, to 64 KiB
  * (pci_preload_stosb_span, cpu.h): passed on, they paid the jump, 3-6%
- * of a 4 KiB call over a warm extent.
+ * of a 4 KiB call over a warm extent. The same on AMD under glibc 2.36,
+ * which takes rep stosb there too: passed on, 2049 B measured 1.07 of
+ * its time on the Zen 5 guest, stored here 1.01.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
@@ -53,10 +55,11 @@ const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX512;
 
 __asm__(
     PCI_ASM_ENTRY_BEGIN
-    /* Layout: seven 64-byte lines; the block starts at a multiple of 128
-     * bytes, as the AVX2 copy's does (entry_x86_64_v3.c says what that
-     * measured), and no case that stores crosses a line but 257-512 B
-     * (at 8:, where which case falls through counted more). The head's line
+    /* Layout: eight 64-byte lines, the second padding (2: starts a line);
+     * the block starts at a multiple of 128 bytes, as the AVX2 copy's
+     * does (entry_x86_64_v3.c says what that measured), and no case that
+     * stores crosses a line but 257-512 B (after 2:, where which case
+     * falls through counted more). The head's line
      * ends at the 0-64 B case's ret, at +63 exactly: every instruction
      * there is the shortest form found (sbb for the all-ones mask, test
      * on ch for the page bit), and each byte more put the ret in the next
@@ -92,15 +95,62 @@ __asm__(
     /* Longer, or not READY, or the cases off: 65 B on where a span is on
      * (n - 65 below it, unsigned, so the test holds whatever
      * pci_preload_own_below reads at the same moment), then 2049 B on
-     * where rep stosb's is (n - 2049 below it), else on. The rep stosb
-     * case's tests come after the others', so that 65-512 B meet the same
-     * code as before it. */
+     * where rep stosb's is (n - 2049 below it), else on. The 64-byte
+     * stores' span is tested first and its case falls through, one test
+     * and one taken branch after the head: on the Zen 5 guest, with the
+     * 32-byte stores' span tested before it and the case a jump away,
+     * 65-256 B measured 1.12-1.15 of the C library's time under glibc
+     * 2.36 and 2.41; with the case falling through, 129-256 B 1.00 and
+     * 65-112 B 1.03-1.05; with it falling through but the 32-byte span
+     * still tested first, 1.12-1.13 again at 129-256 B
+     * (docs/preload-short-calls.md, "Zen 5: the 64-byte case falls
+     * through"). Where the 32-byte stores are on (Skylake-SP to Ice
+     * Lake), 65-128 B take a taken branch more than before; not measured
+     * there. */
     "	.p2align 6\n"
     "2:	lea	-65(%rdx), %rcx\n"
-    "	cmp	pci_preload_evex_span(%rip), %rcx\n"
-    "	jb	5f\n"
     "	cmp	pci_preload_long_span(%rip), %rcx\n"
-    "	jb	8f\n"
+    "	jae	11f\n"
+    /* 65-512 B with the 64-byte store (rcx holds n - 65): 65-128 B at s
+     * and s + n - 64; 129-256 B at s, s + 64, s + n - 128 and s + n - 64;
+     * 257-512 B four from s and four ending at s + n. Four 32-byte stores
+     * instead measured 1.06-1.15 of the C library's time at 80-112 B under
+     * glibc 2.36 on this CPU, against 0.92-0.96 for two 64-byte ones. Past
+     * 128 B the C library's own memset on this CPU stores the same way
+     * (objdump of glibc 2.36's), and the order counts: the same four
+     * stores at 129-256 B with s + n - 64 second measured 1.05 at 224 B
+     * against 1.00 in address order (docs/preload-short-calls.md, "Calls
+     * of 129-512 B stored here"). Which case falls through counts too:
+     * with 129-256 B falling through at 4: and 257-512 B in the next
+     * line, 200 and 248 B measured 1.03-1.04 of the C library's time
+     * under glibc 2.41; with 257-512 B falling through and 129-256 B
+     * after it, a taken branch more, 1.01-1.02, 257-512 B unchanged (the
+     * same section); both measured when this case was a jump from 2:. */
+    "	vpbroadcastb %esi, %zmm16\n"
+    "	vmovdqu64 %zmm16, (%rdi)\n"
+    "	cmp	$63, %rcx\n"
+    "	ja	4f\n"
+    "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
+    "	ret\n"
+    /* 129-512 B: rcx is below pci_preload_long_span here, so ecx holds it
+     * whole; its 4-byte compare keeps the jump 2 bytes long. */
+    "4:	cmp	$191, %ecx\n"
+    "	jbe	6f\n"
+    "	vmovdqu64 %zmm16, 64(%rdi)\n"
+    "	vmovdqu64 %zmm16, 128(%rdi)\n"
+    "	vmovdqu64 %zmm16, 192(%rdi)\n"
+    "	vmovdqu64 %zmm16, -256(%rdi,%rdx)\n"
+    "	vmovdqu64 %zmm16, -192(%rdi,%rdx)\n"
+    "	vmovdqu64 %zmm16, -128(%rdi,%rdx)\n"
+    "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
+    "	ret\n"
+    "6:	vmovdqu64 %zmm16, 64(%rdi)\n"
+    "	vmovdqu64 %zmm16, -128(%rdi,%rdx)\n"
+    "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
+    "	ret\n"
+    /* The other spans, then on. */
+    "11:	cmp	pci_preload_evex_span(%rip), %rcx\n"
+    "	jb	5f\n"
     "	lea	-2049(%rdx), %rcx\n"
     "	cmp	pci_preload_stosb_span(%rip), %rcx\n"
     "	jb	10f\n"
@@ -126,44 +176,6 @@ __asm__(
     "	kmovd	%ecx, %k1\n"
     "	vmovdqu8 %ymm16, (%rdx){%k1}\n"
     "	vmovdqu8 %ymm16, (%r8){%k1}\n"
-    "	ret\n"
-    /* 65-512 B with the 64-byte store (rcx holds n - 65): 65-128 B at s
-     * and s + n - 64; 129-256 B at s, s + 64, s + n - 128 and s + n - 64;
-     * 257-512 B four from s and four ending at s + n. Four 32-byte stores
-     * instead measured 1.06-1.15 of the C library's time at 80-112 B under
-     * glibc 2.36 on this CPU, against 0.92-0.96 for two 64-byte ones. Past
-     * 128 B the C library's own memset on this CPU stores the same way
-     * (objdump of glibc 2.36's), and the order counts: the same four
-     * stores at 129-256 B with s + n - 64 second measured 1.05 at 224 B
-     * against 1.00 in address order (docs/preload-short-calls.md, "Calls
-     * of 129-512 B stored here"). Which case falls through counts too:
-     * with 129-256 B falling through at 4: and 257-512 B in the next
-     * line, 200 and 248 B measured 1.03-1.04 of the C library's time
-     * under glibc 2.41; with 257-512 B falling through and 129-256 B
-     * after it, a taken branch more, 1.01-1.02, 257-512 B unchanged (the
-     * same section). */
-    "	.p2align 6\n"
-    "8:	vpbroadcastb %esi, %zmm16\n"
-    "	vmovdqu64 %zmm16, (%rdi)\n"
-    "	cmp	$63, %rcx\n"
-    "	ja	4f\n"
-    "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
-    "	ret\n"
-    /* 129-512 B: rcx is below pci_preload_long_span here, so ecx holds it
-     * whole; its 4-byte compare keeps the jump 2 bytes long. */
-    "4:	cmp	$191, %ecx\n"
-    "	jbe	6f\n"
-    "	vmovdqu64 %zmm16, 64(%rdi)\n"
-    "	vmovdqu64 %zmm16, 128(%rdi)\n"
-    "	vmovdqu64 %zmm16, 192(%rdi)\n"
-    "	vmovdqu64 %zmm16, -256(%rdi,%rdx)\n"
-    "	vmovdqu64 %zmm16, -192(%rdi,%rdx)\n"
-    "	vmovdqu64 %zmm16, -128(%rdi,%rdx)\n"
-    "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
-    "	ret\n"
-    "6:	vmovdqu64 %zmm16, 64(%rdi)\n"
-    "	vmovdqu64 %zmm16, -128(%rdi,%rdx)\n"
-    "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
     "	ret\n"
     /* 65-128 B with 32-byte stores, where a 512-bit one lowers the clock:
      * at s, s + 32, s + n - 64 and s + n - 32. */

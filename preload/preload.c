@@ -38,6 +38,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -368,7 +369,7 @@ static void own_stores(int want_avx512, int want_avx2, size_t below)
                       below);
         else
             own_limit(&pci_preload_evex_span, span_from, 64, below);
-        if (pci_preload_stosb_as_libc(&cpu, getenv("GLIBC_TUNABLES")))
+        if (pci_preload_stosb_as_libc(&cpu, getenv("GLIBC_TUNABLES"), gnu_get_libc_version()))
             own_limit(&pci_preload_stosb_span, PCI_PRELOAD_STOSB_FROM,
                       PCI_PRELOAD_STOSB_MAX - PCI_PRELOAD_STOSB_FROM + 1, below);
         return;

@@ -162,14 +162,15 @@ static void synthetic_avx2(void)
     CHECK_EQ(pci_preload_cpu_rtm(&m), 0);
 }
 
-/* rep stosb as the C library's memset: Intel with ERMS, and no tunable
- * that moves its rep stosb or non-temporal thresholds or turns ERMS off. */
+/* rep stosb as the C library's memset: Intel with ERMS (AMD with ERMS
+ * under glibc 2.33-2.36), and no tunable that moves its rep stosb or
+ * non-temporal thresholds or turns ERMS off. */
 static void synthetic_stosb(void)
 {
     struct pci_cpuid c = intel_avx_vnni();
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL), 1);
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, ""), 1);
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, "glibc.malloc.check=0:glibc.cpu.x86_ibt=on"), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, "", NULL), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, "glibc.malloc.check=0:glibc.cpu.x86_ibt=on", "2.41"), 1);
     static const char *const moved[] = {
         "glibc.cpu.x86_rep_stosb_threshold=4096",
         "glibc.malloc.check=0:glibc.cpu.x86_rep_stosb_threshold=1",
@@ -180,20 +181,34 @@ static void synthetic_stosb(void)
         "GLIBC.CPU.X86_REP_STOSB_THRESHOLD=4096",
     };
     for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
-        CHECK_EQ(pci_preload_stosb_as_libc(&c, moved[i]), 0);
+        CHECK_EQ(pci_preload_stosb_as_libc(&c, moved[i], NULL), 0);
     c.leaf7_1_eax = 0; /* Skylake-SP to Ice Lake: their memsets take rep stosb too */
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL), 1);
     struct pci_cpuid m = c;
     m.leaf7_ebx &= ~ERMS;
-    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, NULL), 0);
     m = c;
     m.max_leaf = 6;
-    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, NULL), 0);
     m = c;
-    vendor(&m, "AuthenticAMD"); /* Zen 4: not measured, left to the C library */
-    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL), 0);
+    /* AMD: glibc 2.33-2.36 take rep stosb from 2 KiB (2.36 measured on
+     * Zen 5), 2.41 never; 2.37-2.40 and an unknown version are left to
+     * the C library. */
+    vendor(&m, "AuthenticAMD");
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, NULL), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36"), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.33"), 1);
+    static const char *const not_stosb[] = {"2.41", "2.37", "2.40", "2.32", "2.9",
+                                            "3.36", "2.36.1", "2.", "", "2.036x"};
+    for (size_t i = 0; i < sizeof(not_stosb) / sizeof(not_stosb[0]); i++)
+        CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, not_stosb[i]), 0);
+    for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
+        CHECK_EQ(pci_preload_stosb_as_libc(&m, moved[i], "2.36"), 0);
+    m.leaf7_ebx &= ~ERMS;
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36"), 0);
+    m = c;
     vendor(&m, "GenuineIntal");
-    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36"), 0);
 }
 
 #if defined(__x86_64__)
@@ -241,7 +256,7 @@ static void host(void)
     CHECK_EQ(got, want);
     CHECK_EQ(got2, has_flag(flags, "avx2"));
     CHECK_EQ(pci_preload_cpu_rtm(&c), has_flag(flags, "rtm"));
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL),
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL),
              has_flag(flags, "erms") && strcmp(vend, "GenuineIntel") == 0);
     CHECK_EQ(pci_preload_short_evex256(&c), has_flag(flags, "avx512f") &&
                                                 has_flag(flags, "avx512bw") &&
@@ -251,7 +266,7 @@ static void host(void)
     CHECK_EQ(got, 0); /* the entry is the x86-64 one only */
     CHECK_EQ(got2, 0);
     CHECK_EQ(pci_preload_short_evex256(&c), 0);
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL), 0);
     printf("host: not x86-64, baseline\n");
 #endif
 }
