@@ -34,9 +34,10 @@ static int amd_zen5_on(const struct pci_cpu *c)
 
 /* vector_max: below this length vector stores beat rep stosb, whose
  * start-up costs a few tens of cycles even with FSRM; from about the L1d
- * size on rep stosb keeps up or leads. One value serves the three
- * machines, whose L1d are 32-48 KiB: on the Intel guest
- * (`pageclear mem clear -s SIZE -f NAME -n 9`, Part I section 2) avx512
+ * size on rep stosb keeps up or leads. One value serves the Intel, Zen 3
+ * and Zen 4 guests, whose L1d are 32-48 KiB (Zen 5 has its own rule,
+ * below): on the Intel guest (`pageclear mem clear -s SIZE -f NAME
+ * -n 9`, Part I section 2) avx512
  * led stosb by ~25% at 4 and 16 KiB, tied at 24-40 KiB and trailed by a
  * third at 48 KiB (its L1d); on the Zen 4 guest `pageclear tune` put it
  * anywhere from 4 to 64 KiB, the candidates within the noise of each
