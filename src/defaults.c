@@ -53,11 +53,16 @@ static int amd_zen5_on(const struct pci_cpu *c)
  * 32 KiB, 250 / 172 at 256 KiB, 220-268 / 172 at 640 KiB, then level or
  * behind from 768-896 KiB (167-208 / 171, 175-217 / 172) and behind at
  * 1 MiB (145-156 / 170); avx2 within 5% of avx512 throughout. In `use`
- * rep stosb leads by 6-13% from 16 KiB (it writes whole lines of a cold
- * extent without reading them first): no threshold serves both states,
- * and the rule keeps warm, whose loss (36% at 32 KiB with the 32 KiB
- * rule) is the larger; `pageclear tune` there chose 512 KiB, the most its
- * grid offers. Where cpuid gives no L2, the 1 MiB Zen 5 has. */
+ * rep stosb leads from 16 KiB (it writes whole lines of a cold extent
+ * without reading them first), by 6-13% in two passes and 11-22% in three
+ * later ones (up to 22% at 16 KiB, 16% at 64 KiB): no threshold serves
+ * both states, and the rule keeps warm, whose loss (36-37% at 16-640 KiB
+ * with the 32 KiB rule) is the larger, as the Zen 3 rule below does.
+ * Weighed as `check` and `tune` weigh pc_clear (a loss over its
+ * tolerance: 5% in use, 10% in warm) the two sides are level within the
+ * runs' spread, 3.6-3.7 against 1.2-4.4: `pageclear tune` there chose
+ * 512 KiB (use 13% at 64 KiB) in one run and 16 KiB (use 20% at 16 KiB)
+ * in the next. Where cpuid gives no L2, the 1 MiB Zen 5 has. */
 #define VECTOR_MAX_ZEN5_NO_L2 ((size_t)768 << 10)
 
 static size_t default_vector_max(const struct pci_cpu *c, const struct pci_tuning *t)
