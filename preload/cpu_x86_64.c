@@ -17,6 +17,12 @@
 static const unsigned amd[3] = {0x68747541u, 0x69746e65u, 0x444d4163u};
 static const unsigned intel[3] = {0x756e6547u, 0x49656e69u, 0x6c65746eu};
 
+/* 1 if c's vendor string is v (one of the two above). */
+static int vendor_is(const struct pci_cpuid *c, const unsigned v[3])
+{
+    return c->vendor[0] == v[0] && c->vendor[1] == v[1] && c->vendor[2] == v[2];
+}
+
 /* Where a 512-bit store costs no clock speed (256-bit ones cost none on any
  * of these CPUs). Intel's AVX-512 CPUs before
  * those with AVX-VNNI (Skylake-SP to Ice Lake) lower the core's frequency
@@ -27,7 +33,7 @@ static const unsigned intel[3] = {0x756e6547u, 0x49656e69u, 0x6c65746eu};
  * a frequency offset). Every other CPU takes the baseline stores. */
 static int wide_stores_full_speed(const struct pci_cpuid *c)
 {
-    if (c->vendor[0] == amd[0] && c->vendor[1] == amd[1] && c->vendor[2] == amd[2])
+    if (vendor_is(c, amd))
         return 1;
     return c->leaf7_eax >= 1 && (c->leaf7_1_eax & PCI_LEAF7_1_EAX_AVX_VNNI) != 0;
 }
@@ -97,10 +103,8 @@ static int glibc2_minor(const char *v)
 int pci_preload_stosb_as_libc(const struct pci_cpuid *c, const char *tunables,
                               const char *libc_version)
 {
-    int is_intel = c->vendor[0] == intel[0] && c->vendor[1] == intel[1] && c->vendor[2] == intel[2];
-    int is_amd = c->vendor[0] == amd[0] && c->vendor[1] == amd[1] && c->vendor[2] == amd[2];
     int minor = glibc2_minor(libc_version);
-    if (!is_intel && !(is_amd && minor >= 33 && minor <= 36))
+    if (!vendor_is(c, intel) && !(vendor_is(c, amd) && minor >= 33 && minor <= 36))
         return 0;
     if (c->max_leaf < 7 || (c->leaf7_ebx & PCI_LEAF7_EBX_ERMS) == 0)
         return 0;
