@@ -127,10 +127,15 @@ void *pci_preload_memset(void *s, int c, size_t n);
  * rax holds the return value from here on; a call not shorter than
  * pci_preload_own_below (every call until READY) goes to the entry's 2:. */
 #define PCI_ASM_HEAD                                                                           \
-    "pci_preload_memset:\n"                                                                    \
-    "memset:\n"                                                                                \
+    "memset:\n" PCI_ASM_HEAD_AT("pci_preload_memset", "pci_preload_own_below(%rip)")
+
+/* The head at label NAME, with the limit LIMIT (an operand of cmp: the
+ * variable, or where the entry is bound only once it is known,
+ * entry_x86_64_v4.c, the value). */
+#define PCI_ASM_HEAD_AT(name, limit)                                                           \
+    name ":\n"                                                                                 \
     "	mov	%rdi, %rax\n"                                                                      \
-    "	cmp	pci_preload_own_below(%rip), %rdx\n"                                              \
+    "	cmp	" limit ", %rdx\n"                                                                 \
     "	jae	2f\n"
 
 /* Calls the entry does not store (longer, not READY, or its stores off):
