@@ -63,8 +63,9 @@ const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX512;
 /* The numbers the text below writes out (gas macro arguments are text):
  * the entry's own cases end at 64 B and the 64-byte stores' at 512 B. */
 _Static_assert(PCI_PRELOAD_OWN_MAX == 64 && PCI_PRELOAD_WIDE_MAX == 512 &&
-                   PCI_PRELOAD_STOSB_FROM == 2049,
-               "entry_x86_64_v4.c writes 64, 512 and 2048 out");
+                   PCI_PRELOAD_STOSB_FROM == PCI_PRELOAD_DIRECT_ON + 1,
+               "entry_x86_64_v4.c writes 64 and 512 out, and its direct copy "
+               "reads the rep stosb span from where it goes on");
 
 /* The entry twice from one text, the gas macro pci_v4_entry, whose
  * arguments are the entry's name, the operand of the head's compare (the
@@ -197,10 +198,7 @@ __asm__(
     "	cmp	pci_preload_evex_span(%rip), %rcx\n"
     "	jb	5f\n"
     "	.else\n"
-    "	cmp	$2048, %rdx\n"
-    "	ja	12f\n"
-    "	jmp	*pci_preload_real(%rip)\n"
-    "12:\n"
+    PCI_ASM_DIRECT_ON
     "	.endif\n"
     "	lea	-2049(%rdx), %rcx\n"
     "	cmp	pci_preload_stosb_span(%rip), %rcx\n"
@@ -252,46 +250,23 @@ __asm__(
     "	mov	%rdx, %rax\n"
     "	ret\n"
     "	.endm\n"
-    "	.text\n"
-    "	.globl	pci_preload_memset\n"
-    "	.hidden	pci_preload_memset\n"
-    "	.type	pci_preload_memset, @function\n"
+    PCI_ASM_FUNC_BEGIN("pci_preload_memset")
     "	pci_v4_entry pci_preload_memset, pci_preload_own_below(%rip), 65, pci_preload_long_span(%rip)\n"
-    "	.size	pci_preload_memset, . - pci_preload_memset\n"
-    "	.globl	pci_preload_memset_direct\n"
-    "	.hidden	pci_preload_memset_direct\n"
-    "	.type	pci_preload_memset_direct, @function\n"
+    PCI_ASM_FUNC_END("pci_preload_memset")
+    PCI_ASM_FUNC_BEGIN("pci_preload_memset_direct")
     "	pci_v4_entry pci_preload_memset_direct, $64, 64, $449\n"
-    "	.size	pci_preload_memset_direct, . - pci_preload_memset_direct\n"
-    "	.globl	memset\n"
-    "	.type	memset, @gnu_indirect_function\n"
-    "	.set	memset, pci_preload_memset_pick\n");
+    PCI_ASM_FUNC_END("pci_preload_memset_direct")
+    PCI_ASM_MEMSET_PICKED);
 
-void *pci_preload_memset_direct(void *s, int c, size_t n);
-void *pci_preload_memset_pick(void) __attribute__((used));
-
-/* memset's resolver. The dynamic loader calls it when it binds a
- * reference to memset: at start-up for a program bound at once (-z now,
- * LD_BIND_NOW) and for an address taken, before the constructor has set
- * the limits; otherwise at a call's first use of its slot (lazy
- * binding), at dlsym and at each dlopen, possibly in a signal handler or
- * before this file is relocated. So it reads only two atomics of its own
- * (addressed from rip, as this file's hidden symbols are, and zero until
- * set) and calls nothing. The limits are written once, by the
- * constructor (preload.c, own_stores); once both hold the values the
- * direct copy has as immediates they never change, and the two copies
- * then do the same for every call. Until then, and for good where the
- * 64-byte stores are off (the CPU, PAGECLEAR_PRELOAD_AVX512=0), counted
- * (PAGECLEAR_PRELOAD_STATS), passed through, or preload_min is shorter
- * than 513 B, the copy that reads them. */
+/* memset's resolver (entry.h): the direct copy where the 64-byte stores
+ * are on up to 512 B and preload_min is past 2 KiB; the copy that reads
+ * the limits until the constructor has set them, and for good where the
+ * 64-byte stores are off (the CPU, PAGECLEAR_PRELOAD_AVX512=0), calls are
+ * counted (PAGECLEAR_PRELOAD_STATS) or passed through, or preload_min is
+ * 2 KiB or shorter. */
 void *pci_preload_memset_pick(void)
 {
-    if (atomic_load_explicit(&pci_preload_fast_min, memory_order_acquire) >=
-            PCI_PRELOAD_STOSB_FROM &&
-        atomic_load_explicit(&pci_preload_own_below, memory_order_relaxed) ==
-            PCI_PRELOAD_OWN_MAX + 1 &&
-        atomic_load_explicit(&pci_preload_long_span, memory_order_relaxed) ==
-            PCI_PRELOAD_WIDE_MAX - PCI_PRELOAD_OWN_MAX)
+    if (pci_preload_limits_are(PCI_PRELOAD_OWN_MAX + 1, PCI_PRELOAD_WIDE_MAX - PCI_PRELOAD_OWN_MAX))
         return (void *)pci_preload_memset_direct;
     return (void *)pci_preload_memset;
 }
