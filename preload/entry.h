@@ -106,37 +106,6 @@ void *pci_preload_set(void *s, int c, size_t n);
 /* The entry behind memset, bzero, explicit_bzero and __memset_chk. */
 void *pci_preload_memset(void *s, int c, size_t n);
 
-/* Where memset is an indirect function (entry_x86_64_v3.c, _v4.c): the
- * second copy of the entry, with the limits as immediates, and the
- * resolver that chooses between the two each time the dynamic loader
- * binds a reference to memset. */
-void *pci_preload_memset_direct(void *s, int c, size_t n);
-void *pci_preload_memset_pick(void);
-
-/* The longest call a direct copy sends straight on to the C library's
- * memset once past its own cases, without reading pci_preload_fast_min:
- * the resolver chooses that copy only where preload_min is longer. At
- * the AVX-512 copy's first rep stosb length, where it must read its span. */
-#define PCI_PRELOAD_DIRECT_ON 2048
-
-/* 1 when the limits hold own_below and long_span and preload_min is
- * longer than PCI_PRELOAD_DIRECT_ON: what a direct copy with them as
- * immediates does is then what the entry reading them does, for good
- * (the constructor writes each once, own_stores in preload.c). A
- * resolver's test: the dynamic loader may call it before this file is
- * relocated or initialised, in a signal handler, in any thread; so it
- * reads three atomics of its own (hidden, addressed from rip, zero until
- * set) and calls nothing. fast_min is read first, with acquire: it is
- * published after pci_preload_real, which the direct copies jump
- * through. */
-static inline int pci_preload_limits_are(size_t own_below, size_t long_span)
-{
-    return atomic_load_explicit(&pci_preload_fast_min, memory_order_acquire) >
-               PCI_PRELOAD_DIRECT_ON &&
-           atomic_load_explicit(&pci_preload_own_below, memory_order_relaxed) == own_below &&
-           atomic_load_explicit(&pci_preload_long_span, memory_order_relaxed) == long_span;
-}
-
 #if PCI_PRELOAD_ASM_ENTRY
 /* The assembler text the x86-64 entries share (entry_x86_64.c,
  * entry_x86_64_v3.c and entry_x86_64_v4.c lay their cases out
@@ -154,47 +123,14 @@ static inline int pci_preload_limits_are(size_t own_below, size_t long_span)
     "	.size	pci_preload_memset, . - pci_preload_memset\n"                                  \
     "	.size	memset, . - memset\n"
 
-/* A number in the assembler text */
-#define PCI_ASM_STR_(x) #x
-#define PCI_ASM_STR(x) PCI_ASM_STR_(x)
-
-/* A function of the entry's, name hidden (the two copies where memset is
- * an indirect function). */
-#define PCI_ASM_FUNC_BEGIN(name)                                                               \
-    "	.text\n"                                                                               \
-    "	.globl	" name "\n"                                                                     \
-    "	.hidden	" name "\n"                                                                     \
-    "	.type	" name ", @function\n"
-#define PCI_ASM_FUNC_END(name) "	.size	" name ", . - " name "\n"
-
-/* memset an indirect function whose resolver is pci_preload_memset_pick */
-#define PCI_ASM_MEMSET_PICKED                                                                  \
-    "	.globl	memset\n"                                                                      \
-    "	.type	memset, @gnu_indirect_function\n"                                              \
-    "	.set	memset, pci_preload_memset_pick\n"
-
-/* In a direct copy, past its own cases: a call of up to
- * PCI_PRELOAD_DIRECT_ON bytes straight on to the C library's memset, a
- * tail jump; a longer one on at 12:. */
-#define PCI_ASM_DIRECT_ON                                                                      \
-    "	cmp	$" PCI_ASM_STR(PCI_PRELOAD_DIRECT_ON) ", %rdx\n"                                    \
-    "	ja	12f\n"                                                                             \
-    "	jmp	*pci_preload_real(%rip)\n"                                                         \
-    "12:\n"
-
 /* The head: memset's first instructions, after the entry's own alignment.
  * rax holds the return value from here on; a call not shorter than
  * pci_preload_own_below (every call until READY) goes to the entry's 2:. */
 #define PCI_ASM_HEAD                                                                           \
-    "memset:\n" PCI_ASM_HEAD_AT("pci_preload_memset", "pci_preload_own_below(%rip)")
-
-/* The head at label NAME, with the limit LIMIT (an operand of cmp: the
- * variable, or where the entry is bound only once it is known,
- * entry_x86_64_v4.c, the value). */
-#define PCI_ASM_HEAD_AT(name, limit)                                                           \
-    name ":\n"                                                                                 \
+    "pci_preload_memset:\n"                                                                    \
+    "memset:\n"                                                                                \
     "	mov	%rdi, %rax\n"                                                                      \
-    "	cmp	" limit ", %rdx\n"                                                                 \
+    "	cmp	pci_preload_own_below(%rip), %rdx\n"                                              \
     "	jae	2f\n"
 
 /* Calls the entry does not store (longer, not READY, or its stores off):

@@ -22,11 +22,6 @@
  * library instead (pci_preload_own_below 32, pci_preload_long_span 0), as
  * PAGECLEAR_PRELOAD_AVX2=0 does.
  *
- * memset itself is an indirect function, as in entry_x86_64_v4.c: once
- * the limits are set, the references the dynamic loader binds get a
- * second copy of the entry with them as immediates (below, "The entry
- * twice").
- *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
  * caller-saved registers (rax, rcx, rdx, r8, xmm0/ymm0), so it is safe in
@@ -41,23 +36,14 @@
 #if PCI_PRELOAD_ASM_ENTRY
 const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX2;
 
-/* The entry twice from one text, as in entry_x86_64_v4.c (which says
- * why): the gas macro pci_v3_entry, whose arguments are the entry's name,
- * the operands of the head's and 2:'s compares, and the padding that ends
- * the head's line (3 bytes more where the head's compare has an
- * immediate, so that every later line starts where it does in the
- * other): pci_preload_memset, which reads pci_preload_own_below and
- * pci_preload_long_span, and pci_preload_memset_direct, which has them as
- * immediates. */
 __asm__(
-    ".macro pci_v3_entry name, limit, span, fill\n"
+    PCI_ASM_ENTRY_BEGIN
     /* Layout: four 64-byte lines. The head's line is filled out
      * explicitly rather than by .p2align, so that the assembler keeps its
      * jumps 2 bytes long (across an alignment it made some 6, and the
      * first line then ran into the second); each jump's target lies
      * within 127 bytes of it, which decided the order of the cases.
-     * objdump -d shows the lines: the head ends at +53 (+50 and 14 bytes
-     * of padding in the direct copy), the second line
+     * objdump -d shows the lines: the head ends at +53, the second line
      * at +116, the third at +186, the fourth at +226. The 65-128 B test
      * sits at 2:, not in the head: a compare and branch more there
      * measured 1.25 at 32-64 B at a page's end under glibc 2.41, as the
@@ -66,7 +52,7 @@ __asm__(
      * end under glibc 2.36 where it started one, 1.00-1.10 where it did
      * not (docs/preload-short-calls.md). */
     "	.p2align 7\n"
-    PCI_ASM_HEAD_AT("\\name", "\\limit")
+    PCI_ASM_HEAD
     "	cmp	$4, %rdx\n"
     "	jb	3f\n"
     "	cmp	$16, %rdx\n"
@@ -81,7 +67,7 @@ __asm__(
     "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
     "	vzeroupper\n"
     "	ret\n"
-    "	.fill	\\fill, 1, 0xcc\n"
+    "	.fill	11, 1, 0xcc\n"
     /* 16-31 B: 16-byte stores at s and s + n - 16. A VEX 128-bit write
      * clears ymm0's upper half, so no vzeroupper is needed. */
     "5:	vmovd	%esi, %xmm0\n"
@@ -92,7 +78,7 @@ __asm__(
     /* Longer, or not READY, or no AVX2: 65-128 B where the AVX2 case is
      * on (n - 65 below pci_preload_long_span, unsigned), else on. */
     "2:	lea	-65(%rdx), %rcx\n"
-    "	cmp	\\span, %rcx\n"
+    "	cmp	pci_preload_long_span(%rip), %rcx\n"
     "	jb	7f\n"
     PCI_ASM_PASS_ON
     /* 0-3 B, then 4-15 B (entry.h), in the third line. */
@@ -112,28 +98,6 @@ __asm__(
     "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
     "	vzeroupper\n"
     "	ret\n"
-    "	.endm\n"
-    PCI_ASM_FUNC_BEGIN("pci_preload_memset")
-    "	pci_v3_entry pci_preload_memset, pci_preload_own_below(%rip), pci_preload_long_span(%rip), 11\n"
-    PCI_ASM_FUNC_END("pci_preload_memset")
-    PCI_ASM_FUNC_BEGIN("pci_preload_memset_direct")
-    "	pci_v3_entry pci_preload_memset_direct, $65, $64, 14\n"
-    PCI_ASM_FUNC_END("pci_preload_memset_direct")
-    PCI_ASM_MEMSET_PICKED);
-
-_Static_assert(PCI_PRELOAD_OWN_MAX == 64, "entry_x86_64_v3.c writes 65 and 64 out");
-
-/* memset's resolver (entry.h): the direct copy where the AVX2 cases are
- * on to 128 B and preload_min is past 2 KiB; the copy that reads the
- * limits until the constructor has set them, and for good where the AVX2
- * cases are off or cut short (no AVX2, RTM, PAGECLEAR_PRELOAD_AVX2=0),
- * calls are counted (PAGECLEAR_PRELOAD_STATS) or passed through, or
- * preload_min is 2 KiB or shorter. */
-void *pci_preload_memset_pick(void)
-{
-    if (pci_preload_limits_are(PCI_PRELOAD_OWN_MAX + 1, 64))
-        return (void *)pci_preload_memset_direct;
-    return (void *)pci_preload_memset;
-}
+    PCI_ASM_ENTRY_END);
 
 #endif

@@ -42,13 +42,6 @@
  * which takes rep stosb there too: passed on, 2049 B measured 1.07 of
  * its time on the Zen 5 guest, stored here 1.01.
  *
- * memset itself is an indirect function: once the limits are set, the
- * dynamic loader binds the references it binds from then on (a call's
- * first, under lazy binding; dlsym; dlopen) to a second copy of the entry
- * with them as immediates, which measured level with the C library's
- * memset where the loads of them cost up to a fifth of a short call's
- * time (below, "The entry twice").
- *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
  * caller-saved registers (rax, rcx, rdx, rsi, rdi, r8, zmm16, k1; zmm16 needs
@@ -60,52 +53,19 @@
 #if PCI_PRELOAD_ASM_ENTRY
 const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX512;
 
-/* The numbers the text below writes out (gas macro arguments are text):
- * the entry's own cases end at 64 B and the 64-byte stores' at 512 B. */
-_Static_assert(PCI_PRELOAD_OWN_MAX == 64 && PCI_PRELOAD_WIDE_MAX == 512 &&
-                   PCI_PRELOAD_STOSB_FROM == PCI_PRELOAD_DIRECT_ON + 1,
-               "entry_x86_64_v4.c writes 64 and 512 out, and its direct copy "
-               "reads the rep stosb span from where it goes on");
-
-/* The entry twice from one text, the gas macro pci_v4_entry, whose
- * arguments are the entry's name, the operand of the head's compare (the
- * limit of the 0-64 B case), the first length 2: stores, and the operand
- * of 2:'s compare (n - from below it: the 64-byte stores): once as
- * pci_preload_memset, which reads pci_preload_own_below and
- * pci_preload_long_span on every call (65 B on), and once as
- * pci_preload_memset_direct, which has them as immediates, stores 64 B
- * with the 64-byte stores as the C library's memset does (from 64), and
- * sends 513-2048 B to the C library's memset without reading the other
- * limits. memset is neither but an indirect function, whose resolver
- * (pci_preload_memset_pick, below) the dynamic loader calls when it binds
- * a reference: the direct copy once the limits hold the values it has
- * as immediates, and preload_min is at least 2049 B (pci_preload_fast_min),
- * which never change after (preload.c); the other before, or where they
- * are not those. bzero, explicit_bzero and __memset_chk call the first.
- *
- * Why: on the Zen 5 guest each load of a limit cost a short call up to a
- * fifth of its time, more or less as the page offset of the variable
- * moved (the stores of a run of calls cover every offset): with both
- * loads 124-128 B measured 1.12-1.19 of the C library's time, with none
- * 0.99-1.01; 64 B in the 0-64 B case's two masked 32-byte stores 1.14,
- * in two 64-byte ones 1.00; 513-1024 B with three loads before the jump
- * 1.02-1.03, with one 1.00-1.02 (docs/preload-short-calls.md, "Zen 5:
- * the loads of the limits"). The C library's memset reads nothing below
- * 129 B. */
 __asm__(
-    ".macro pci_v4_entry name, limit, from, span\n"
+    PCI_ASM_ENTRY_BEGIN
     /* Layout: eight 64-byte lines, the second padding (2: starts a line);
      * the block starts at a multiple of 128 bytes, as the AVX2 copy's
      * does (entry_x86_64_v3.c says what that measured), and no case that
      * stores crosses a line but 257-512 B (after 2:, where which case
      * falls through counted more). The head's line
-     * ends at the 0-64 B case's ret, at +63 exactly in the copy that
-     * reads the limit (+60 in the direct one): every instruction
+     * ends at the 0-64 B case's ret, at +63 exactly: every instruction
      * there is the shortest form found (sbb for the all-ones mask, test
      * on ch for the page bit), and each byte more put the ret in the next
      * line. objdump -d shows the lines. */
     "	.p2align 7\n"
-    PCI_ASM_HEAD_AT("\\name", "\\limit")
+    PCI_ASM_HEAD
     /* 0-64 B: k1 holds the low min(n, 32) bits (CF is set here: the
      * head's compare found n below the limit, so sbb gives all ones, and
      * bzhi keeps all 32 from n = 32 on). The stores go to s and to
@@ -148,11 +108,10 @@ __asm__(
      * Lake), 65-128 B take a taken branch more than before; not measured
      * there. */
     "	.p2align 6\n"
-    "2:	lea	-\\from(%rdx), %rcx\n"
-    "	cmp	\\span, %rcx\n"
+    "2:	lea	-65(%rdx), %rcx\n"
+    "	cmp	pci_preload_long_span(%rip), %rcx\n"
     "	jae	11f\n"
-    /* 65-512 B with the 64-byte store (rcx holds n - from; 64 B, in the
-     * direct copy, as 65-128 B): 65-128 B at s
+    /* 65-512 B with the 64-byte store (rcx holds n - 65): 65-128 B at s
      * and s + n - 64; 129-256 B at s, s + 64, s + n - 128 and s + n - 64;
      * 257-512 B four from s and four ending at s + n. Four 32-byte stores
      * instead measured 1.06-1.15 of the C library's time at 80-112 B under
@@ -169,13 +128,13 @@ __asm__(
      * same section); both measured when this case was a jump from 2:. */
     "	vpbroadcastb %esi, %zmm16\n"
     "	vmovdqu64 %zmm16, (%rdi)\n"
-    "	cmp	$128-\\from, %rcx\n"
+    "	cmp	$63, %rcx\n"
     "	ja	4f\n"
     "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
     "	ret\n"
-    /* 129-512 B: rcx is below the span here (at most 449), so ecx holds
-     * it whole; its 4-byte compare keeps the jump 2 bytes long. */
-    "4:	cmp	$256-\\from, %ecx\n"
+    /* 129-512 B: rcx is below pci_preload_long_span here, so ecx holds it
+     * whole; its 4-byte compare keeps the jump 2 bytes long. */
+    "4:	cmp	$191, %ecx\n"
     "	jbe	6f\n"
     "	vmovdqu64 %zmm16, 64(%rdi)\n"
     "	vmovdqu64 %zmm16, 128(%rdi)\n"
@@ -189,17 +148,9 @@ __asm__(
     "	vmovdqu64 %zmm16, -128(%rdi,%rdx)\n"
     "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
     "	ret\n"
-    /* The other spans, then on. In the direct copy no 32-byte span (off
-     * wherever the 64-byte one is on, preload.c) and, preload_min being
-     * at least 2049 B there, 513-2048 B straight on, as the tail jump of
-     * PCI_ASM_PASS_ON. */
-    "11:\n"
-    "	.if	\\from == 65\n"
-    "	cmp	pci_preload_evex_span(%rip), %rcx\n"
+    /* The other spans, then on. */
+    "11:	cmp	pci_preload_evex_span(%rip), %rcx\n"
     "	jb	5f\n"
-    "	.else\n"
-    PCI_ASM_DIRECT_ON
-    "	.endif\n"
     "	lea	-2049(%rdx), %rcx\n"
     "	cmp	pci_preload_stosb_span(%rip), %rcx\n"
     "	jb	10f\n"
@@ -249,26 +200,6 @@ __asm__(
     "	rep stosb\n"
     "	mov	%rdx, %rax\n"
     "	ret\n"
-    "	.endm\n"
-    PCI_ASM_FUNC_BEGIN("pci_preload_memset")
-    "	pci_v4_entry pci_preload_memset, pci_preload_own_below(%rip), 65, pci_preload_long_span(%rip)\n"
-    PCI_ASM_FUNC_END("pci_preload_memset")
-    PCI_ASM_FUNC_BEGIN("pci_preload_memset_direct")
-    "	pci_v4_entry pci_preload_memset_direct, $64, 64, $449\n"
-    PCI_ASM_FUNC_END("pci_preload_memset_direct")
-    PCI_ASM_MEMSET_PICKED);
-
-/* memset's resolver (entry.h): the direct copy where the 64-byte stores
- * are on up to 512 B and preload_min is past 2 KiB; the copy that reads
- * the limits until the constructor has set them, and for good where the
- * 64-byte stores are off (the CPU, PAGECLEAR_PRELOAD_AVX512=0), calls are
- * counted (PAGECLEAR_PRELOAD_STATS) or passed through, or preload_min is
- * 2 KiB or shorter. */
-void *pci_preload_memset_pick(void)
-{
-    if (pci_preload_limits_are(PCI_PRELOAD_OWN_MAX + 1, PCI_PRELOAD_WIDE_MAX - PCI_PRELOAD_OWN_MAX))
-        return (void *)pci_preload_memset_direct;
-    return (void *)pci_preload_memset;
-}
+    PCI_ASM_ENTRY_END);
 
 #endif

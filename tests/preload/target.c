@@ -11,8 +11,7 @@
  *   target correct    every length 0..8 KiB at every alignment 0..63,
  *                     short calls from the last 64 bytes of a page, and
  *                     selected large lengths, bytes 0 and non-zero, all
- *                     four entry points (memset as bound at start and
- *                     as bound in main); return values; length 0 at a
+ *                     four entry points; return values; length 0 at a
  *                     guard page
  *   target route      16 calls of 24 B, 64 of 64 KiB and 3 of 4 MiB (the script reads
  *                     PAGECLEAR_PRELOAD_STATS to see where they went)
@@ -26,9 +25,6 @@
  *                     the second is not; errno unchanged by both
  *   target chk        __memset_chk with a destination too small (must
  *                     abort as the C library does)
- *   target bind       prints "bind same" if memset as the loader bound it
- *                     at start (the address in f_memset) is memset as
- *                     dlsym finds it in main, "bind differ" if not
  *   target env        prints LD_PRELOAD
  */
 #include <dlfcn.h>
@@ -50,10 +46,6 @@ static void *(*volatile f_memset)(void *, int, size_t) = memset;
 static void (*volatile f_bzero)(void *, size_t) = bzero;
 static void (*volatile f_explicit_bzero)(void *, size_t) = explicit_bzero;
 static void *(*volatile f_memset_chk)(void *, int, size_t, size_t) = __memset_chk;
-/* memset as bound after the preload's constructor (dlsym in main): where
- * memset is an indirect function (the AVX-512 copy, entry_x86_64_v4.c)
- * perhaps another entry than f_memset, which the loader bound at start. */
-static void *(*volatile f_memset_late)(void *, int, size_t);
 
 #define CHECK(c)                                                                  \
     do {                                                                          \
@@ -89,8 +81,7 @@ static void make_run(unsigned char b)
 }
 
 /* One call of entry point e (0 memset, 1 bzero, 2 explicit_bzero,
- * 3 __memset_chk, 4 memset bound late) setting n bytes at p to b (0 for
- * the bzero ones). */
+ * 3 __memset_chk) setting n bytes at p to b (0 for the bzero ones). */
 static void call(int e, unsigned char *p, int b, size_t n)
 {
     switch (e) {
@@ -103,22 +94,19 @@ static void call(int e, unsigned char *p, int b, size_t n)
     case 2:
         f_explicit_bzero(p, n);
         break;
-    case 3:
-        CHECK(f_memset_chk(p, b, n, n + (size_t)b % 3) == p);
-        break;
     default:
-        CHECK(f_memset_late(p, b, n) == p);
+        CHECK(f_memset_chk(p, b, n, n + (size_t)b % 3) == p);
         break;
     }
 }
 
-/* Every length 0..8 KiB at every alignment 0..63: memset (both
- * bindings) and __memset_chk with 0 and 0xa5, bzero and explicit_bzero. */
+/* Every length 0..8 KiB at every alignment 0..63: memset and
+ * __memset_chk with 0 and 0xa5, bzero and explicit_bzero. */
 static void small_lengths(void)
 {
     static unsigned char buf[PAD + 64 + SMALL_MAX + PAD];
-    static const struct { int e, b; } calls[] = {{0, 0}, {0, 0xa5}, {1, 0}, {2, 0},
-                                                 {3, 0}, {3, 0xa5}, {4, 0}, {4, 0xa5}};
+    static const struct { int e, b; } calls[] = {{0, 0}, {0, 0xa5}, {1, 0}, {2, 0}, {3, 0},
+                                                 {3, 0xa5}};
     make_run(SENTINEL);
     make_run(0);
     make_run(0xa5);
@@ -146,8 +134,8 @@ static void small_lengths(void)
  * 256 bytes each side of each call checked. */
 static void page_ends(void)
 {
-    static const struct { int e, b; } calls[] = {{0, 0}, {0, 0xa5}, {1, 0}, {2, 0},
-                                                 {3, 0}, {3, 0xa5}, {4, 0}, {4, 0xa5}};
+    static const struct { int e, b; } calls[] = {{0, 0}, {0, 0xa5}, {1, 0}, {2, 0}, {3, 0},
+                                                 {3, 0xa5}};
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
     unsigned char *m = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                             -1, 0);
@@ -211,16 +199,16 @@ static int mode_correct(void)
                           ((size_t)1 << 20) + 3,   ((size_t)4 << 20) - 1,
                           ((size_t)16 << 20) + 17, (size_t)64 << 20};
     for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
-        for (int e = 0; e < 5; e++) {
+        for (int e = 0; e < 4; e++) {
             large_length(big[i], (i * 13 + (size_t)e) % 64, e, 0);
-            if (e == 0 || e >= 3)
+            if (e == 0 || e == 3)
                 large_length(big[i], (i * 7 + (size_t)e) % 64, e, 0x5a);
         }
     /* Length 0 touches nothing: at a PROT_NONE page, it must not fault. */
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
     unsigned char *g = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(g != MAP_FAILED);
-    for (int e = 0; e < 5; e++)
+    for (int e = 0; e < 4; e++)
         call(e, g, 0x11, 0);
     return 0;
 }
@@ -435,13 +423,6 @@ static int mode_chk(void)
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
-    f_memset_late = (void *(*)(void *, int, size_t))dlsym(RTLD_DEFAULT, "memset");
-    CHECK(f_memset_late != NULL);
-    if (strcmp(m, "bind") == 0) {
-        /* Which entry each binding got: the same, or two. */
-        printf("bind %s\n", f_memset_late == f_memset ? "same" : "differ");
-        return 0;
-    }
     if (strcmp(m, "correct") == 0)
         return mode_correct();
     if (strcmp(m, "route") == 0)
@@ -463,6 +444,6 @@ int main(int argc, char **argv)
         printf("LD_PRELOAD=%s\n", v ? v : "");
         return 0;
     }
-    fprintf(stderr, "usage: target correct|route|ctor|signal|threads|fork|first|chk|bind|env\n");
+    fprintf(stderr, "usage: target correct|route|ctor|signal|threads|fork|first|chk|env\n");
     return 2;
 }
