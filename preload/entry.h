@@ -64,17 +64,24 @@ extern _Atomic size_t pci_preload_ymm_from;
  * the tests before the jump to it no longer show). */
 #define PCI_PRELOAD_WIDE_MAX 512
 
-/* The copies' entries store calls of 65 to 64 + this many bytes
- * themselves (the AVX2 copy 65-128 B in four 32-byte stores, the AVX-512
- * one up to PCI_PRELOAD_WIDE_MAX in 64-byte stores): 64 and
- * PCI_PRELOAD_WIDE_MAX - 64 where their cases are on (less where
- * preload_min is shorter), else 0. A span from 65 B rather than a limit,
- * so that the test holds whatever pci_preload_own_below reads at the same
- * moment. */
+/* The copies' entries store calls from their first span length on, to
+ * one less than it + this many bytes, themselves: the AVX2 copy from 65 B,
+ * to 128 B in four 32-byte stores (64 where that case is on); the AVX-512
+ * one from 64 B (PCI_PRELOAD_WIDE_FROM), to PCI_PRELOAD_WIDE_MAX in 64-byte
+ * stores (449 where they are on); less where preload_min is shorter,
+ * else 0. A span rather than a limit, so that the test holds whatever
+ * pci_preload_own_below reads at the same moment. */
 extern _Atomic size_t pci_preload_long_span;
-/* The AVX-512 copy's entry stores calls of 65 to 64 + this many bytes
- * with four 32-byte stores: 64 where it runs them and not the 64-byte
- * ones (pci_preload_long_span; preload.c), else 0. A span, as that one. */
+/* The AVX-512 copy's first span length: its spans count from 64 B, which
+ * it stores with two 64-byte stores where those are on (its head stores
+ * 0-63 B there, pci_preload_own_below 64), as the C library's memset
+ * does (entry_x86_64_v4.c). */
+#define PCI_PRELOAD_WIDE_FROM 64
+/* The AVX-512 copy's entry stores calls of PCI_PRELOAD_WIDE_FROM to
+ * PCI_PRELOAD_WIDE_FROM - 1 + this many bytes with four 32-byte stores:
+ * 65 (to 128 B; its head stores 64 B, pci_preload_own_below 65) where it
+ * runs them and not the 64-byte ones (pci_preload_long_span; preload.c),
+ * else 0. A span, as that one. */
 extern _Atomic size_t pci_preload_evex_span;
 /* The AVX-512 copy's entry stores calls of PCI_PRELOAD_STOSB_FROM to
  * PCI_PRELOAD_STOSB_FROM - 1 + this many bytes with rep stosb, as the C

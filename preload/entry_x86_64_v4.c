@@ -28,10 +28,13 @@
  * for every AVX-512 CPU").
  *
  * Where the CPU has AVX512F, BW, VL and BMI2 and the OS saves their state
- * (cpu.h, pci_preload_short_evex256), preload.c turns the 0-64 B case on
- * (pci_preload_own_below 65) and 65-512 B in 64-byte stores where the
- * 512-bit store keeps the clock (pci_preload_long_span 448), else 65-128 B
- * in four 32-byte ones (pci_preload_evex_span 64). Elsewhere all stay 0 and every
+ * (cpu.h, pci_preload_short_evex256), preload.c turns the head's case on
+ * and 64-512 B in 64-byte stores where the 512-bit store keeps the clock
+ * (pci_preload_own_below 64, pci_preload_long_span 449: two 64-byte
+ * stores at 64 B, as the C library's memset there, measured 1.06 of its
+ * time on the Zen 5 guest where the head's two masked 32-byte ones
+ * measured 1.14), else 0-64 B in the head and 65-128 B in four 32-byte
+ * stores (pci_preload_own_below 65, pci_preload_evex_span 65). Elsewhere all stay 0 and every
  * call takes the path at 2:, which holds no vector instruction: the copy
  * is correct on any CPU.
  *
@@ -52,6 +55,9 @@
 
 #if PCI_PRELOAD_ASM_ENTRY
 const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX512;
+
+/* 2: and its cases write the spans' first length out. */
+_Static_assert(PCI_PRELOAD_WIDE_FROM == 64, "entry_x86_64_v4.c writes 64 out");
 
 __asm__(
     PCI_ASM_ENTRY_BEGIN
@@ -92,8 +98,8 @@ __asm__(
     "	vmovdqu8 %ymm16, (%rdi){%k1}\n"
     "	vmovdqu8 %ymm16, -32(%rdi,%rcx){%k1}\n"
     "	ret\n"
-    /* Longer, or not READY, or the cases off: 65 B on where a span is on
-     * (n - 65 below it, unsigned, so the test holds whatever
+    /* Longer, or not READY, or the cases off: 64 B on where a span is on
+     * (n - 64 below it, unsigned, so the test holds whatever
      * pci_preload_own_below reads at the same moment), then 2049 B on
      * where rep stosb's is (n - 2049 below it), else on. The 64-byte
      * stores' span is tested first and its case falls through, one test
@@ -108,10 +114,10 @@ __asm__(
      * Lake), 65-128 B take a taken branch more than before; not measured
      * there. */
     "	.p2align 6\n"
-    "2:	lea	-65(%rdx), %rcx\n"
+    "2:	lea	-64(%rdx), %rcx\n"
     "	cmp	pci_preload_long_span(%rip), %rcx\n"
     "	jae	11f\n"
-    /* 65-512 B with the 64-byte store (rcx holds n - 65): 65-128 B at s
+    /* 64-512 B with the 64-byte store (rcx holds n - 64): 64-128 B at s
      * and s + n - 64; 129-256 B at s, s + 64, s + n - 128 and s + n - 64;
      * 257-512 B four from s and four ending at s + n. Four 32-byte stores
      * instead measured 1.06-1.15 of the C library's time at 80-112 B under
@@ -128,13 +134,13 @@ __asm__(
      * same section); both measured when this case was a jump from 2:. */
     "	vpbroadcastb %esi, %zmm16\n"
     "	vmovdqu64 %zmm16, (%rdi)\n"
-    "	cmp	$63, %rcx\n"
+    "	cmp	$64, %rcx\n"
     "	ja	4f\n"
     "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
     "	ret\n"
     /* 129-512 B: rcx is below pci_preload_long_span here, so ecx holds it
      * whole; its 4-byte compare keeps the jump 2 bytes long. */
-    "4:	cmp	$191, %ecx\n"
+    "4:	cmp	$192, %ecx\n"
     "	jbe	6f\n"
     "	vmovdqu64 %zmm16, 64(%rdi)\n"
     "	vmovdqu64 %zmm16, 128(%rdi)\n"
@@ -177,7 +183,8 @@ __asm__(
     "	vmovdqu8 %ymm16, (%rdx){%k1}\n"
     "	vmovdqu8 %ymm16, (%r8){%k1}\n"
     "	ret\n"
-    /* 65-128 B with 32-byte stores, where a 512-bit one lowers the clock:
+    /* 65-128 B with 32-byte stores, where a 512-bit one lowers the clock
+     * (rcx holds n - 64, and the head stores 64 B there):
      * at s, s + 32, s + n - 64 and s + n - 32. */
     "	.p2align 6\n"
     "5:	vpbroadcastb %esi, %ymm16\n"

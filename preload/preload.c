@@ -338,7 +338,7 @@ static int next_is_libc(void *f)
 
 /* Set a limit of the entry's own stores, short of below: calls from
  * below on are pageclear's (preload_min), not the entry's. from is the
- * first length it covers (0 for pci_preload_own_below, 65 for a span)
+ * first length it covers (0 for pci_preload_own_below, 64 or 65 for a span)
  * and n how many. */
 static void own_limit(_Atomic size_t *v, size_t from, size_t n, size_t below)
 {
@@ -360,15 +360,18 @@ static void own_stores(int want_avx512, int want_avx2, size_t below)
     if (pci_preload_entry_kind & PCI_ENTRY_NEEDS_AVX512) {
         if (!pci_preload_short_evex256(&cpu))
             return; /* its cases would fault: every call goes on */
-        /* 0-64 B in 256-bit stores on all of them; 65-512 B in 64-byte
-         * stores where they keep the clock (and are not turned off), else
+        /* 64-512 B in 64-byte stores where they keep the clock (and are
+         * not turned off), and 0-63 B in 256-bit ones; else 0-64 B and
          * 65-128 B in 256-bit ones (entry_x86_64_v4.c). */
-        own_limit(&pci_preload_own_below, 0, PCI_PRELOAD_OWN_MAX + 1, below);
-        if (avx512)
-            own_limit(&pci_preload_long_span, span_from, PCI_PRELOAD_WIDE_MAX - PCI_PRELOAD_OWN_MAX,
-                      below);
-        else
-            own_limit(&pci_preload_evex_span, span_from, 64, below);
+        if (avx512) {
+            own_limit(&pci_preload_own_below, 0, PCI_PRELOAD_WIDE_FROM, below);
+            own_limit(&pci_preload_long_span, PCI_PRELOAD_WIDE_FROM,
+                      PCI_PRELOAD_WIDE_MAX - PCI_PRELOAD_WIDE_FROM + 1, below);
+        } else {
+            own_limit(&pci_preload_own_below, 0, PCI_PRELOAD_OWN_MAX + 1, below);
+            own_limit(&pci_preload_evex_span, PCI_PRELOAD_WIDE_FROM,
+                      2 * PCI_PRELOAD_OWN_MAX - PCI_PRELOAD_WIDE_FROM + 1, below);
+        }
         if (pci_preload_stosb_as_libc(&cpu, getenv("GLIBC_TUNABLES"), gnu_get_libc_version()))
             own_limit(&pci_preload_stosb_span, PCI_PRELOAD_STOSB_FROM,
                       PCI_PRELOAD_STOSB_MAX - PCI_PRELOAD_STOSB_FROM + 1, below);

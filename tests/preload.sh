@@ -76,6 +76,10 @@ correct)
     # it on are pageclear's (preload.c, own_limit), the rest the entry's.
     run min200 PAGECLEAR_PRELOAD_MIN=200 -- correct
     expect_ok min200
+    # At the AVX-512 copy's first span length: 64 B its only own call past
+    # the head (a span of 1).
+    run min65 PAGECLEAR_PRELOAD_MIN=65 -- correct
+    expect_ok min65
     # The same inside the span the AVX-512 copy stores with rep stosb on
     # Intel with ERMS (2049 B-64 KiB, entry_x86_64_v4.c), and with a
     # tunable that moves the C library's rep stosb threshold, which turns
