@@ -130,6 +130,29 @@ void *pci_preload_memset(void *s, int c, size_t n);
     "	.size	pci_preload_memset, . - pci_preload_memset\n"                                  \
     "	.size	memset, . - memset\n"
 
+/* cmp VAR(%rip), %REG: a compare of a limit, recorded as a site that
+ * patch.c turns into cmp $VALUE, %REG once the limit holds its final
+ * value (the same 7 bytes). Every limit the entries read goes through it. */
+#define PCI_ASM_CMP(var, reg)                                                                  \
+    "661:	cmp	" var "(%rip), %" reg "\n"                                                        \
+    "	.pushsection pci_preload_sites, \"a\"\n"                                                 \
+    "	.balign	4\n"                                                                           \
+    "	.long	661b - ., " var " - .\n"                                                           \
+    "	.popsection\n"
+
+/* jmp *pci_preload_real(%rip), recorded as a site that patch.c turns into
+ * a direct jump where the C library's memset lies within reach. */
+#define PCI_ASM_JMP_REAL                                                                       \
+    "662:	jmp	*pci_preload_real(%rip)\n"                                                      \
+    "	.pushsection pci_preload_sites, \"a\"\n"                                                 \
+    "	.balign	4\n"                                                                           \
+    "	.long	662b - ., pci_preload_real - .\n"                                                  \
+    "	.popsection\n"
+
+/* What patch.c did to the sites, called last in the constructor: NULL
+ * where it wrote them, else why not. */
+const char *pci_preload_patch(void);
+
 /* The head: memset's first instructions, after the entry's own alignment.
  * rax holds the return value from here on; a call not shorter than
  * pci_preload_own_below (every call until READY) goes to the entry's 2:. */
@@ -137,7 +160,7 @@ void *pci_preload_memset(void *s, int c, size_t n);
     "pci_preload_memset:\n"                                                                    \
     "memset:\n"                                                                                \
     "	mov	%rdi, %rax\n"                                                                      \
-    "	cmp	pci_preload_own_below(%rip), %rdx\n"                                              \
+    PCI_ASM_CMP("pci_preload_own_below", "rdx")                                                \
     "	jae	2f\n"
 
 /* Calls the entry does not store (longer, not READY, or its stores off):
@@ -145,9 +168,8 @@ void *pci_preload_memset(void *s, int c, size_t n);
  * everything else pci_preload_set. No vector instruction, so any CPU
  * runs it. Each entry labels it 2:. */
 #define PCI_ASM_PASS_ON                                                                        \
-    "	cmp	pci_preload_fast_min(%rip), %rdx\n"                                             \
-    "	jae	pci_preload_set\n"                                                             \
-    "	jmp	*pci_preload_real(%rip)\n"
+    PCI_ASM_CMP("pci_preload_fast_min", "rdx")                                                 \
+    "	jae	pci_preload_set\n" PCI_ASM_JMP_REAL
 
 /* At 3: 0-3 B, the first, middle and last byte. */
 #define PCI_ASM_0_3                                                                            \

@@ -59,14 +59,14 @@ __asm__(
     "	.p2align 6\n"
     PCI_ASM_HEAD
     /* 0 where the CPU lacks AVX-512: never taken there. */
-    "	cmp	pci_preload_vec_below(%rip), %rdx\n"
+    PCI_ASM_CMP("pci_preload_vec_below", "rdx")
     "	jb	4f\n"
     "	cmp	$4, %rdx\n"
     "	{disp32} jb	3f\n"
     "	cmp	$16, %rdx\n"
     "	jb	1f\n"
     /* SIZE_MAX where the CPU lacks AVX2: never taken there. */
-    "	cmp	pci_preload_ymm_from(%rip), %rdx\n"
+    PCI_ASM_CMP("pci_preload_ymm_from", "rdx")
     "	jae	8f\n"
     "	cmp	$32, %rdx\n"
     "	ja	6f\n"

@@ -78,7 +78,7 @@ __asm__(
     /* Longer, or not READY, or no AVX2: 65-128 B where the AVX2 case is
      * on (n - 65 below pci_preload_long_span, unsigned), else on. */
     "2:	lea	-65(%rdx), %rcx\n"
-    "	cmp	pci_preload_long_span(%rip), %rcx\n"
+    PCI_ASM_CMP("pci_preload_long_span", "rcx")
     "	jb	7f\n"
     PCI_ASM_PASS_ON
     /* 0-3 B, then 4-15 B (entry.h), in the third line. */

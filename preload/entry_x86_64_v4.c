@@ -115,7 +115,7 @@ __asm__(
      * there. */
     "	.p2align 6\n"
     "2:	lea	-64(%rdx), %rcx\n"
-    "	cmp	pci_preload_long_span(%rip), %rcx\n"
+    PCI_ASM_CMP("pci_preload_long_span", "rcx")
     "	jae	11f\n"
     /* 64-512 B with the 64-byte store (rcx holds n - 64): 64-128 B at s
      * and s + n - 64; 129-256 B at s, s + 64, s + n - 128 and s + n - 64;
@@ -155,10 +155,11 @@ __asm__(
     "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
     "	ret\n"
     /* The other spans, then on. */
-    "11:	cmp	pci_preload_evex_span(%rip), %rcx\n"
+    "11:\n"
+    PCI_ASM_CMP("pci_preload_evex_span", "rcx")
     "	jb	5f\n"
     "	lea	-2049(%rdx), %rcx\n"
-    "	cmp	pci_preload_stosb_span(%rip), %rcx\n"
+    PCI_ASM_CMP("pci_preload_stosb_span", "rcx")
     "	jb	10f\n"
     PCI_ASM_PASS_ON
     /* 0-64 B where s's first 32 bytes reach the next page (s more than

@@ -25,6 +25,9 @@
  *                     the second is not; errno unchanged by both
  *   target chk        __memset_chk with a destination too small (must
  *                     abort as the C library does)
+ *   target patched    prints "head immediate" if memset's first compare has
+ *                     its limit as an immediate, "head load" if it reads
+ *                     it, "head other" for any other code (x86-64)
  *   target env        prints LD_PRELOAD
  */
 #include <dlfcn.h>
@@ -439,11 +442,24 @@ int main(int argc, char **argv)
         return mode_chk();
     if (strcmp(m, "first") == 0)
         return mode_first();
+    if (strcmp(m, "patched") == 0) {
+        /* The head of memset as the program finds it: mov %rdi, %rax
+         * (48 89 f8), then the compare of its first limit, which reads it
+         * (48 3b) or has it as an immediate (48 81) once the preload has
+         * written it into the code (preload/patch.c). */
+        const unsigned char *h = dlsym(RTLD_DEFAULT, "memset");
+        CHECK(h != NULL);
+        if (h[0] != 0x48 || h[1] != 0x89 || h[2] != 0xf8 || h[3] != 0x48)
+            printf("head other\n");
+        else
+            printf("head %s\n", h[4] == 0x81 ? "immediate" : h[4] == 0x3b ? "load" : "other");
+        return 0;
+    }
     if (strcmp(m, "env") == 0) {
         const char *v = getenv("LD_PRELOAD");
         printf("LD_PRELOAD=%s\n", v ? v : "");
         return 0;
     }
-    fprintf(stderr, "usage: target correct|route|ctor|signal|threads|fork|first|chk|env\n");
+    fprintf(stderr, "usage: target correct|route|ctor|signal|threads|fork|first|chk|patched|env\n");
     return 2;
 }
