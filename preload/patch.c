@@ -140,7 +140,7 @@ const char *pci_preload_patch(void)
 {
     const struct pci_site *b = __start_pci_preload_sites, *e = __stop_pci_preload_sites;
     if (b == e)
-        return "no sites";
+        return "no entry in assembly here";
     long nt = threads();
     if (nt != 1)
         return nt == 0 ? "no /proc/self/stat" : "other threads";
@@ -180,7 +180,7 @@ const char *pci_preload_patch(void)
 
 const char *pci_preload_patch(void)
 {
-    return "no sites";
+    return "no entry in assembly here";
 }
 
 #endif
