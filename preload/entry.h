@@ -42,9 +42,11 @@ extern const unsigned pci_preload_entry_kind;
  * bytes, and past 64 the C library's wider vectors measured ahead. */
 #define PCI_PRELOAD_OWN_MAX 64
 
-/* Calls shorter than this the entry stores itself: PCI_PRELOAD_OWN_MAX + 1
- * once READY with no counting (32 or 0 for an entry that needs AVX2:
- * PCI_ENTRY_NEEDS_AVX2), or preload_min where that is shorter, else 0
+/* Calls shorter than this the entry's head stores itself:
+ * PCI_PRELOAD_OWN_MAX + 1 once READY with no counting (32 or 0 for an
+ * entry that needs AVX2: PCI_ENTRY_NEEDS_AVX2; PCI_PRELOAD_WIDE_FROM in
+ * the AVX-512 copy where its 64-byte stores take 64 B), or preload_min
+ * where that is shorter, else 0
  * (every call is then the C library's, or counted, or on the safe path).
  * Atomic because a thread may read it while the constructor sets it;
  * either value is safe to act on. */
