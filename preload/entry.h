@@ -115,6 +115,11 @@ void *pci_preload_set(void *s, int c, size_t n);
 /* The entry behind memset, bzero, explicit_bzero and __memset_chk. */
 void *pci_preload_memset(void *s, int c, size_t n);
 
+/* What patch.c did to the entry's limit sites (PCI_ASM_CMP), called last
+ * in the constructor: NULL where it wrote the limits into the code, else
+ * why not (on every architecture; only x86-64's entry has sites). */
+const char *pci_preload_patch(void);
+
 #if PCI_PRELOAD_ASM_ENTRY
 /* The assembler text the x86-64 entries share (entry_x86_64.c,
  * entry_x86_64_v3.c and entry_x86_64_v4.c lay their cases out
@@ -150,10 +155,6 @@ void *pci_preload_memset(void *s, int c, size_t n);
     "	.balign	4\n"                                                                           \
     "	.long	662b - ., pci_preload_real - .\n"                                                  \
     "	.popsection\n"
-
-/* What patch.c did to the sites, called last in the constructor: NULL
- * where it wrote them, else why not. */
-const char *pci_preload_patch(void);
 
 /* The head: memset's first instructions, after the entry's own alignment.
  * rax holds the return value from here on; a call not shorter than
