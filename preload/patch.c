@@ -38,8 +38,8 @@
  *   policy without execmod, PaX), nothing is changed; where it refuses the
  *   last, the pages stay writable and executable, and this says so.
  * - PAGECLEAR_PRELOAD_PATCH=0 leaves the code alone.
- * The pages changed become the process's own copies (two at most: the
- * entry and its sites lie within 512 bytes).
+ * The pages changed become the process's own copies (two at most: each
+ * entry, with all its sites, is under 512 bytes long).
  */
 #include <fcntl.h>
 #include <signal.h>
