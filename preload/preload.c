@@ -443,13 +443,6 @@ __attribute__((constructor)) static void preload_init(void)
 
 __attribute__((destructor)) static void preload_fini(void)
 {
-    if (pci_preload_stats_on) {
-        pci_preload_stats_print(pass_why == NULL ? min_len : SIZE_MAX, pass_why);
-        char line[160];
-        int n = snprintf(line, sizeof(line), "pageclear-preload: entry: %s%s%s\n",
-                         patch_why ? "reads its limits (" : "its limits in its code",
-                         patch_why ? patch_why : "", patch_why ? ")" : "");
-        if (n > 0)
-            (void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
-    }
+    if (pci_preload_stats_on)
+        pci_preload_stats_print(pass_why == NULL ? min_len : SIZE_MAX, pass_why, patch_why);
 }
