@@ -137,24 +137,25 @@ const char *pci_preload_patch(void);
     "	.size	pci_preload_memset, . - pci_preload_memset\n"                                  \
     "	.size	memset, . - memset\n"
 
+/* The record of a site for patch.c: the instruction at LABEL (a numeric
+ * label just before, 661 or 662) reads VAR. Both as offsets from the
+ * record, in the section pci_preload_sites. */
+#define PCI_ASM_SITE(label, var)                                                               \
+    "	.pushsection pci_preload_sites, \"a\"\n"                                                 \
+    "	.balign	4\n"                                                                           \
+    "	.long	" label "b - ., " var " - .\n"                                                     \
+    "	.popsection\n"
+
 /* cmp VAR(%rip), %REG: a compare of a limit, recorded as a site that
  * patch.c turns into cmp $VALUE, %REG once the limit holds its final
  * value (the same 7 bytes). Every limit the entries read goes through it. */
 #define PCI_ASM_CMP(var, reg)                                                                  \
-    "661:	cmp	" var "(%rip), %" reg "\n"                                                        \
-    "	.pushsection pci_preload_sites, \"a\"\n"                                                 \
-    "	.balign	4\n"                                                                           \
-    "	.long	661b - ., " var " - .\n"                                                           \
-    "	.popsection\n"
+    "661:	cmp	" var "(%rip), %" reg "\n" PCI_ASM_SITE("661", var)
 
 /* jmp *pci_preload_real(%rip), recorded as a site that patch.c turns into
  * a direct jump where the C library's memset lies within reach. */
 #define PCI_ASM_JMP_REAL                                                                       \
-    "662:	jmp	*pci_preload_real(%rip)\n"                                                      \
-    "	.pushsection pci_preload_sites, \"a\"\n"                                                 \
-    "	.balign	4\n"                                                                           \
-    "	.long	662b - ., pci_preload_real - .\n"                                                  \
-    "	.popsection\n"
+    "662:	jmp	*pci_preload_real(%rip)\n" PCI_ASM_SITE("662", "pci_preload_real")
 
 /* The head: memset's first instructions, after the entry's own alignment.
  * rax holds the return value from here on; a call not shorter than
