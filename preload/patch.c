@@ -45,6 +45,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -72,7 +73,8 @@ static const void *site_var(const struct pci_site *s)
 }
 
 /* The number of threads of this process (field 20 of /proc/self/stat),
- * or 0 where it cannot be read. */
+ * or 0 where it cannot be read. Parsed as cli/env.c parses the same file:
+ * from the last ')', as the command name may hold spaces and parentheses. */
 static long threads(void)
 {
     char buf[1024];
@@ -84,19 +86,13 @@ static long threads(void)
     if (n <= 0)
         return 0;
     buf[n] = 0;
-    /* After the command name, which may hold spaces and parentheses, the
-     * last ')' ends it; field 3 follows. */
-    char *p = strrchr(buf, ')');
-    if (p == NULL)
-        return 0;
-    int field = 2;
+    const char *p = strrchr(buf, ')');
     long v = 0;
-    for (p++; *p != 0 && field < 20; p++)
-        if (*p == ' ')
-            field++;
-    while (field == 20 && *p >= '0' && *p <= '9')
-        v = v * 10 + (*p++ - '0');
-    return field == 20 ? v : 0;
+    /* After ')': state is field 3, num_threads field 20. */
+    if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
+                                   "%*d %*d %*d %ld", &v) != 1)
+        return 0;
+    return v;
 }
 
 /* The bytes that replace the instruction at p, which reads var, into
