@@ -26,7 +26,7 @@
 /* What the entry linked in holds and needs (pci_preload_entry_kind): */
 /* the AVX-512 store (pci_preload_vec_below is read) */
 #define PCI_ENTRY_AVX512 1u
-/* AVX2 instructions in its 16-128 B cases, and no 32-128 B case but
+/* AVX2 instructions in its 16-2048 B cases, and no 32-2048 B case but
  * AVX2's (pci_preload_ymm_from is not read): pci_preload_own_below stays 0
  * on a CPU without AVX2, and is 32 where the AVX2 case is off, with
  * pci_preload_long_span 0 (preload.c) */
@@ -68,7 +68,7 @@ extern _Atomic size_t pci_preload_ymm_from;
 
 /* The copies' entries store calls from their first span length on, to
  * one less than it + this many bytes, themselves: the AVX2 copy from 65 B,
- * to 128 B in four 32-byte stores (64 where that case is on); the AVX-512
+ * to 2048 B in 32-byte stores (1984 where that case is on); the AVX-512
  * one from 64 B (PCI_PRELOAD_WIDE_FROM), to PCI_PRELOAD_WIDE_MAX in 64-byte
  * stores (449 where they are on); less where preload_min is shorter,
  * else 0. A span rather than a limit, so that the test holds whatever

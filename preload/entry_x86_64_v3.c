@@ -14,22 +14,24 @@
  * test, the size tests and the AVX2 case to its ret, and every shorter
  * case is one taken branch away, as in entry_x86_64.c: level with the C
  * library's at 1-256 B under glibc 2.36 and 2.41 but for two cells
- * (docs/preload-short-calls.md, "An entry for the AVX2 CPUs"). Nothing
+ * (docs/preload-short-calls.md, "An entry for the AVX2 CPUs"). Calls of
+ * 65-2048 B it stores too, with the C library's own stores for them
+ * (below). Nothing
  * else is tested there: a load and compare more in the head (the RTM
  * test) measured 25% slower at 32-64 B at a page's end under glibc 2.41
  * (1.25 against 0.99-1.01 without it), so a CPU with RTM, whose
- * transactions vzeroupper aborts, has preload.c send 32-128 B on to the C
+ * transactions vzeroupper aborts, has preload.c send 32-2048 B on to the C
  * library instead (pci_preload_own_below 32, pci_preload_long_span 0), as
  * PAGECLEAR_PRELOAD_AVX2=0 does.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
  * caller-saved registers (rax, rcx, rdx, r8, xmm0/ymm0), so it is safe in
- * a signal handler and in any state of the preload. Its 16-128 B cases use
+ * a signal handler and in any state of the preload. Its 16-2048 B cases use
  * AVX2's vpbroadcastb, so pci_preload_own_below stays 0 on a CPU without
  * AVX2 (PCI_ENTRY_NEEDS_AVX2: the file can be preloaded by path on any
- * CPU) and every call then takes the path at 2:, which holds no vector
- * instruction.
+ * CPU) and every call then takes the pass-on at 11:, which holds no
+ * vector instruction.
  */
 #include "entry.h"
 
@@ -38,19 +40,17 @@ const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX2;
 
 __asm__(
     PCI_ASM_ENTRY_BEGIN
-    /* Layout: four 64-byte lines. The head's line is filled out
-     * explicitly rather than by .p2align, so that the assembler keeps its
-     * jumps 2 bytes long (across an alignment it made some 6, and the
-     * first line then ran into the second); each jump's target lies
-     * within 127 bytes of it, which decided the order of the cases.
-     * objdump -d shows the lines: the head ends at +53, the second line
-     * at +116, the third at +186, the fourth at +226. The 65-128 B test
-     * sits at 2:, not in the head: a compare and branch more there
-     * measured 1.25 at 32-64 B at a page's end under glibc 2.41, as the
-     * RTM test did (above). It starts a 128-byte block: the same code at eight
-     * addresses 64 bytes apart measured 0.99-1.01 at 32-64 B at a page's
-     * end under glibc 2.36 where it started one, 1.00-1.10 where it did
-     * not (docs/preload-short-calls.md). */
+    /* Layout: 64-byte lines; objdump -d shows them. The head's line
+     * holds the state test, the size tests and the 32-64 B case to its
+     * ret (at +61), and is filled out explicitly rather than by .p2align,
+     * which keeps jb 5f 2 bytes long (across an alignment the assembler
+     * made it 6 and the line ran into the next). The 65-128 B test sits
+     * at 2:, not in the head: a compare and branch more there measured
+     * 1.25 at 32-64 B at a page's end under glibc 2.41, as the RTM test
+     * did (above). The block starts at a multiple of 128 bytes: the same
+     * code at eight addresses 64 bytes apart measured 0.99-1.01 at 32-64 B
+     * at a page's end under glibc 2.36 where it started one, 1.00-1.10
+     * where it did not (docs/preload-short-calls.md). */
     "	.p2align 7\n"
     PCI_ASM_HEAD
     "	cmp	$4, %rdx\n"
@@ -67,7 +67,7 @@ __asm__(
     "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
     "	vzeroupper\n"
     "	ret\n"
-    "	.fill	11, 1, 0xcc\n"
+    "	.fill	3, 1, 0xcc\n"
     /* 16-31 B: 16-byte stores at s and s + n - 16. A VEX 128-bit write
      * clears ymm0's upper half, so no vzeroupper is needed. */
     "5:	vmovd	%esi, %xmm0\n"
@@ -75,29 +75,86 @@ __asm__(
     "	vmovdqu	%xmm0, (%rdi)\n"
     "	vmovdqu	%xmm0, -16(%rdi,%rdx)\n"
     "	ret\n"
-    /* Longer, or not READY, or no AVX2: 65-128 B where the AVX2 case is
-     * on (n - 65 below pci_preload_long_span, unsigned), else on. */
+    /* Longer than the span, or not READY, or no AVX2 case: on. Reached
+     * from 2: by a taken branch, so that 2:'s own case falls through;
+     * where the AVX2 case is off (RTM, above) that is a taken branch more
+     * on every call of 32 B or more than when the pass-on followed 2:
+     * (not measured: no CPU here has RTM without AVX-512). */
+    "11:\n"
+    PCI_ASM_PASS_ON
+    /* 65-2048 B where the AVX2 case is on (n - 65 below
+     * pci_preload_long_span, unsigned), in the C library's AVX2 memset's
+     * own stores (glibc 2.36's, read with objdump -d at the address dlsym
+     * gives): 32-byte stores at s and s + 32, then 65-128 B at
+     * s + n - 64 and s + n - 32; 129-256 B at s + 64, s + 96 and the four
+     * ending at s + n; from 257 B, after those at s + 64 and s + 96, a
+     * loop of four aligned 32-byte stores from s + 128 rounded down to 32,
+     * while short of s + n - 128, then the four ending at s + n. Past
+     * 2048 B that memset turns to rep stosb (PCI_PRELOAD_STOSB_FROM), and
+     * the calls go on.
+     *
+     * The 129-256 B case falls through and the others are one taken
+     * branch away. On the Zen 5 guest, with that memset emulated (its
+     * AVX-512 bits off by tunable), each taken branch on the way to the
+     * stores counted: 65-128 B stored behind a taken branch from 2:
+     * measured 1.00 of the C library's time and falling through 0.88, and
+     * 129-256 B 1.12 passed on (four taken branches to its two), 1.12
+     * stored behind a taken branch from 65-128 B's case (three), 1.00
+     * falling through (one). From 257 B, eight 32-byte stores from s and
+     * eight ending at s + n measured 1.52 at 257 B (the two halves one byte
+     * apart) and 1.09-1.12 at 288-384 B; the loop 0.97-1.01 to 2048 B,
+     * where passed on 288-512 B measured 1.04-1.13
+     * (docs/preload-short-calls.md, "The AVX2 copy stores 65-2048 B"). */
+    "	.p2align 6\n"
     "2:	lea	-65(%rdx), %rcx\n"
     PCI_ASM_CMP("pci_preload_long_span", "rcx")
-    "	jb	7f\n"
-    PCI_ASM_PASS_ON
-    /* 0-3 B, then 4-15 B (entry.h), in the third line. */
-    "	.p2align 6\n"
-    PCI_ASM_0_3
-    PCI_ASM_4_15
-    /* 65-128 B: 32-byte stores at s, s + 32, s + n - 64 and s + n - 32,
-     * then vzeroupper. Passed on, these calls cost 21-25% under the C
-     * library's own AVX2 memset (glibc 2.36); stored here they measured
-     * 0.94-1.00 under both C libraries (docs/preload-short-calls.md). */
-    "	.p2align 6\n"
-    "7:	vmovd	%esi, %xmm0\n"
+    "	jae	11b\n"
+    "	vmovd	%esi, %xmm0\n"
     "	vpbroadcastb %xmm0, %ymm0\n"
     "	vmovdqu	%ymm0, (%rdi)\n"
     "	vmovdqu	%ymm0, 32(%rdi)\n"
+    "	cmp	$63, %rcx\n"
+    "	jbe	7f\n"
+    "	vmovdqu	%ymm0, 64(%rdi)\n"
+    "	vmovdqu	%ymm0, 96(%rdi)\n"
+    /* rcx is below pci_preload_long_span here, so ecx holds it whole. */
+    "	cmp	$191, %ecx\n"
+    "	ja	8f\n"
+    "	vmovdqu	%ymm0, -128(%rdi,%rdx)\n"
+    "	vmovdqu	%ymm0, -96(%rdi,%rdx)\n"
     "	vmovdqu	%ymm0, -64(%rdi,%rdx)\n"
     "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
     "	vzeroupper\n"
     "	ret\n"
+    "7:	vmovdqu	%ymm0, -64(%rdi,%rdx)\n"
+    "	vmovdqu	%ymm0, -32(%rdi,%rdx)\n"
+    "	vzeroupper\n"
+    "	ret\n"
+    /* From 257 B: rcx = s + n - 128, r8 = (s + 128) & -32, which lies in
+     * (s + 96, s + 128] and so below rcx (n > 256): the first round's
+     * stores end before s + n, and each round's too (r8 < rcx before
+     * it). [s, s + 128) is stored above, [r8, rcx) by the rounds, and
+     * [rcx, s + n) after them. */
+    "8:	lea	-128(%rdi,%rdx), %rcx\n"
+    "	lea	128(%rdi), %r8\n"
+    "	and	$-32, %r8\n"
+    "12:	vmovdqa	%ymm0, (%r8)\n"
+    "	vmovdqa	%ymm0, 32(%r8)\n"
+    "	vmovdqa	%ymm0, 64(%r8)\n"
+    "	vmovdqa	%ymm0, 96(%r8)\n"
+    "	sub	$-128, %r8\n"
+    "	cmp	%rcx, %r8\n"
+    "	jb	12b\n"
+    "	vmovdqu	%ymm0, (%rcx)\n"
+    "	vmovdqu	%ymm0, 32(%rcx)\n"
+    "	vmovdqu	%ymm0, 64(%rcx)\n"
+    "	vmovdqu	%ymm0, 96(%rcx)\n"
+    "	vzeroupper\n"
+    "	ret\n"
+    /* 0-3 B, then 4-15 B (entry.h), in a line of their own. */
+    "	.p2align 6\n"
+    PCI_ASM_0_3
+    PCI_ASM_4_15
     PCI_ASM_ENTRY_END);
 
 #endif

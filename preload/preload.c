@@ -387,10 +387,12 @@ static void own_stores(int want_avx512, int want_avx2, size_t below)
     int ymm = !wide && want_avx2 != 0 && avx2 && (!pci_preload_cpu_rtm(&cpu) || want_avx2 == 1);
     if (ymm)
         atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);
-    /* The AVX2 CPUs' entry has no other 32-128 B case: those calls go on. */
+    /* The AVX2 CPUs' entry has no other 32-2048 B case: those calls go
+     * on. With it, it stores to 2048 B, where the C library's AVX2
+     * memset turns to rep stosb (entry_x86_64_v3.c). */
     own_limit(&pci_preload_own_below, 0, v3 && !ymm ? 32 : PCI_PRELOAD_OWN_MAX + 1, below);
     if (v3 && ymm)
-        own_limit(&pci_preload_long_span, span_from, 64, below);
+        own_limit(&pci_preload_long_span, span_from, PCI_PRELOAD_STOSB_FROM - span_from, below);
     if (wide)
         atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);

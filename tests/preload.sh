@@ -76,6 +76,10 @@ correct)
     # it on are pageclear's (preload.c, own_limit), the rest the entry's.
     run min200 PAGECLEAR_PRELOAD_MIN=200 -- correct
     expect_ok min200
+    # Inside the AVX2 copy's loop of 257-2048 B (entry_x86_64_v3.c): its
+    # span then ends at 999 B.
+    run min1000 PAGECLEAR_PRELOAD_MIN=1000 -- correct
+    expect_ok min1000
     # At the AVX-512 copy's first span length: 64 B its only own call past
     # the head (a span of 1).
     run min65 PAGECLEAR_PRELOAD_MIN=65 -- correct
