@@ -62,15 +62,15 @@ extern _Atomic size_t pci_preload_vec_below;
  * safe. */
 extern _Atomic size_t pci_preload_ymm_from;
 /* The longest call the AVX-512 copy's entry stores itself in 64-byte
- * stores (entry_x86_64_v4.c: past it the C library's memset loops, and
- * the tests before the jump to it no longer show). */
-#define PCI_PRELOAD_WIDE_MAX 512
+ * stores: the last before the C library's memset takes rep stosb
+ * (entry_x86_64_v4.c: to it, the entry stores as that memset does). */
+#define PCI_PRELOAD_WIDE_MAX (PCI_PRELOAD_STOSB_FROM - 1)
 
 /* The copies' entries store calls from their first span length on, to
  * one less than it + this many bytes, themselves: the AVX2 copy from 65 B,
  * to 2048 B in 32-byte stores (1984 where that case is on); the AVX-512
  * one from 64 B (PCI_PRELOAD_WIDE_FROM), to PCI_PRELOAD_WIDE_MAX in 64-byte
- * stores (449 where they are on); less where preload_min is shorter,
+ * stores (1985 where they are on); less where preload_min is shorter,
  * else 0. A span rather than a limit, so that the test holds whatever
  * pci_preload_own_below reads at the same moment. */
 extern _Atomic size_t pci_preload_long_span;

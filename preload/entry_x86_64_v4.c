@@ -11,9 +11,10 @@
  * up to 16% at 1 B and 17-25% at 64 B at a page's end. Here the first
  * line holds the state test and the whole 0-64 B case to its ret, and
  * 65-128 B, which entry_x86_64.c passes on, are stored too; on the CPUs
- * whose 512-bit stores keep the clock, 129-512 B as well, where the C
- * library's memset is four to eight 64-byte stores and the tests before
- * the jump to it cost 4-15% (docs/preload-short-calls.md).
+ * whose 512-bit stores keep the clock, 129-2048 B as well, where the C
+ * library's memset is four to eight 64-byte stores, or a loop, and the
+ * tests before the jump to it cost 4-15% at 129-512 B and 1-3% at
+ * 513 B-2 KiB (docs/preload-short-calls.md).
  *
  * The 0-64 B case is two 32-byte EVEX stores of ymm16 under one byte
  * mask, not one 64-byte store: a 256-bit store keeps the clock on every
@@ -29,8 +30,8 @@
  *
  * Where the CPU has AVX512F, BW, VL and BMI2 and the OS saves their state
  * (cpu.h, pci_preload_short_evex256), preload.c turns the head's case on
- * and 64-512 B in 64-byte stores where the 512-bit store keeps the clock
- * (pci_preload_own_below 64, pci_preload_long_span 449: two 64-byte
+ * and 64-2048 B in 64-byte stores where the 512-bit store keeps the clock
+ * (pci_preload_own_below 64, pci_preload_long_span 1985: two 64-byte
  * stores at 64 B, as the C library's memset there, measured 1.06 of its
  * time on the Zen 5 guest where the head's two masked 32-byte ones
  * measured 1.14), else 0-64 B in the head and 65-128 B in four 32-byte
@@ -61,11 +62,14 @@ _Static_assert(PCI_PRELOAD_WIDE_FROM == 64, "entry_x86_64_v4.c writes 64 out");
 
 __asm__(
     PCI_ASM_ENTRY_BEGIN
-    /* Layout: eight 64-byte lines, the second padding (2: starts a line);
+    /* Layout: 64-byte lines, the second padding (2: starts a line);
      * the block starts at a multiple of 128 bytes, as the AVX2 copy's
      * does (entry_x86_64_v3.c says what that measured), and no case that
      * stores crosses a line but 257-512 B (after 2:, where which case
-     * falls through counted more). The head's line
+     * falls through counted more) and the loop from 513 B. On the Zen 5
+     * guest the 129-256 B case across a line measured 1.11-1.13 of the C
+     * library's time, in a line of its own 1.00 (so .p2align before 6:).
+     * The head's line
      * ends at the 0-64 B case's ret, at +63 exactly: every instruction
      * there is the shortest form found (sbb for the all-ones mask, test
      * on ch for the page bit), and each byte more put the ret in the next
@@ -117,9 +121,10 @@ __asm__(
     "2:	lea	-64(%rdx), %rcx\n"
     PCI_ASM_CMP("pci_preload_long_span", "rcx")
     "	jae	11f\n"
-    /* 64-512 B with the 64-byte store (rcx holds n - 64): 64-128 B at s
+    /* 64-2048 B with the 64-byte store (rcx holds n - 64): 64-128 B at s
      * and s + n - 64; 129-256 B at s, s + 64, s + n - 128 and s + n - 64;
-     * 257-512 B four from s and four ending at s + n. Four 32-byte stores
+     * 257-512 B four from s and four ending at s + n; 513-2048 B at 8:
+     * (below). Four 32-byte stores
      * instead measured 1.06-1.15 of the C library's time at 80-112 B under
      * glibc 2.36 on this CPU, against 0.92-0.96 for two 64-byte ones. Past
      * 128 B the C library's own memset on this CPU stores the same way
@@ -138,10 +143,14 @@ __asm__(
     "	ja	4f\n"
     "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
     "	ret\n"
-    /* 129-512 B: rcx is below pci_preload_long_span here, so ecx holds it
-     * whole; its 4-byte compare keeps the jump 2 bytes long. */
+    /* 129-2048 B: rcx is below pci_preload_long_span here, so ecx holds
+     * it whole; its 4-byte compare keeps the first jump 2 bytes long.
+     * 513-2048 B are a taken branch away, past the pass-on: placed
+     * before it, they made 2:'s jump to the pass-on 6 bytes long. */
     "4:	cmp	$192, %ecx\n"
     "	jbe	6f\n"
+    "	cmp	$448, %ecx\n"
+    "	ja	8f\n"
     "	vmovdqu64 %zmm16, 64(%rdi)\n"
     "	vmovdqu64 %zmm16, 128(%rdi)\n"
     "	vmovdqu64 %zmm16, 192(%rdi)\n"
@@ -150,6 +159,7 @@ __asm__(
     "	vmovdqu64 %zmm16, -128(%rdi,%rdx)\n"
     "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
     "	ret\n"
+    "	.p2align 6\n"
     "6:	vmovdqu64 %zmm16, 64(%rdi)\n"
     "	vmovdqu64 %zmm16, -128(%rdi,%rdx)\n"
     "	vmovdqu64 %zmm16, -64(%rdi,%rdx)\n"
@@ -162,6 +172,36 @@ __asm__(
     PCI_ASM_CMP("pci_preload_stosb_span", "rcx")
     "	jb	10f\n"
     PCI_ASM_PASS_ON
+    /* 513-2048 B (rcx is free), as the C library's memset here stores
+     * them (objdump of glibc 2.36's): 64-byte stores at s to s + 192 (s
+     * at 2:), then a loop of four aligned ones from r8 = (s & -64) + 256,
+     * in (s + 192, s + 256], while short of rcx = s + n - 256 (so each
+     * round's stores end before s + n; the first round runs, as
+     * n > 512 puts rcx past s + 256), then the four ending at s + n.
+     * Passed on, 513 B-2 KiB measured 0.99-1.03 of the C library's time
+     * on the Zen 5 guest (1 KiB 1.02 under glibc 2.36, the one cell
+     * behind); stored here 0.96-1.01. Past 2048 B that memset turns to
+     * rep stosb (PCI_PRELOAD_STOSB_FROM), and so does this entry where
+     * pci_preload_stosb_span is on. */
+    "8:	vmovdqu64 %zmm16, 64(%rdi)\n"
+    "	vmovdqu64 %zmm16, 128(%rdi)\n"
+    "	vmovdqu64 %zmm16, 192(%rdi)\n"
+    "	lea	-256(%rdi,%rdx), %rcx\n"
+    "	mov	%rdi, %r8\n"
+    "	and	$-64, %r8\n"
+    "	add	$256, %r8\n"
+    "12:	vmovdqa64 %zmm16, (%r8)\n"
+    "	vmovdqa64 %zmm16, 64(%r8)\n"
+    "	vmovdqa64 %zmm16, 128(%r8)\n"
+    "	vmovdqa64 %zmm16, 192(%r8)\n"
+    "	add	$256, %r8\n"
+    "	cmp	%rcx, %r8\n"
+    "	jb	12b\n"
+    "	vmovdqu64 %zmm16, (%rcx)\n"
+    "	vmovdqu64 %zmm16, 64(%rcx)\n"
+    "	vmovdqu64 %zmm16, 128(%rcx)\n"
+    "	vmovdqu64 %zmm16, 192(%rcx)\n"
+    "	ret\n"
     /* 0-64 B where s's first 32 bytes reach the next page (s more than
      * 4064 bytes into its page), in a line of its own, without a branch:
      * k1 holds the top min(n, 32) bits, and the stores go to s + n - 32
