@@ -76,8 +76,9 @@ correct)
     # it on are pageclear's (preload.c, own_limit), the rest the entry's.
     run min200 PAGECLEAR_PRELOAD_MIN=200 -- correct
     expect_ok min200
-    # Inside the AVX2 copy's loop of 257-2048 B (entry_x86_64_v3.c): its
-    # span then ends at 999 B.
+    # Inside the copies' loops (257-2048 B in the AVX2 copy, 513-2048 B in
+    # the AVX-512 one: entry_x86_64_v3.c, _v4.c): their spans then end at
+    # 999 B.
     run min1000 PAGECLEAR_PRELOAD_MIN=1000 -- correct
     expect_ok min1000
     # At the AVX-512 copy's first span length: 64 B its only own call past
