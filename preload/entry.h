@@ -61,16 +61,17 @@ extern _Atomic size_t pci_preload_vec_below;
  * SIZE_MAX from the start, so that any order of the limits' stores is
  * safe. */
 extern _Atomic size_t pci_preload_ymm_from;
-/* The longest call the AVX-512 copy's entry stores itself in 64-byte
- * stores: the last before the C library's memset takes rep stosb
- * (entry_x86_64_v4.c: to it, the entry stores as that memset does). */
-#define PCI_PRELOAD_WIDE_MAX (PCI_PRELOAD_STOSB_FROM - 1)
+/* The longest call either copy's entry stores itself (the end of
+ * pci_preload_long_span): the last before the C library's memset takes
+ * rep stosb; to it, each stores as that memset does (entry_x86_64_v3.c,
+ * entry_x86_64_v4.c). */
+#define PCI_PRELOAD_SPAN_MAX (PCI_PRELOAD_STOSB_FROM - 1)
 
-/* The copies' entries store calls from their first span length on, to
- * one less than it + this many bytes, themselves: the AVX2 copy from 65 B,
- * to 2048 B in 32-byte stores (1984 where that case is on); the AVX-512
- * one from 64 B (PCI_PRELOAD_WIDE_FROM), to PCI_PRELOAD_WIDE_MAX in 64-byte
- * stores (1985 where they are on); less where preload_min is shorter,
+/* The copies' entries store calls from their first span length F to
+ * F - 1 + this many bytes themselves, at most to PCI_PRELOAD_SPAN_MAX:
+ * the AVX2 copy from 65 B in 32-byte stores (1984 where that case is on);
+ * the AVX-512 one from 64 B (PCI_PRELOAD_WIDE_FROM) in 64-byte stores
+ * (1985 where they are on); less where preload_min is shorter,
  * else 0. A span rather than a limit, so that the test holds whatever
  * pci_preload_own_below reads at the same moment. */
 extern _Atomic size_t pci_preload_long_span;

@@ -368,7 +368,7 @@ static void own_stores(int want_avx512, int want_avx2, size_t below)
         if (avx512) {
             own_limit(&pci_preload_own_below, 0, PCI_PRELOAD_WIDE_FROM, below);
             own_limit(&pci_preload_long_span, PCI_PRELOAD_WIDE_FROM,
-                      PCI_PRELOAD_WIDE_MAX - PCI_PRELOAD_WIDE_FROM + 1, below);
+                      PCI_PRELOAD_SPAN_MAX - PCI_PRELOAD_WIDE_FROM + 1, below);
         } else {
             own_limit(&pci_preload_own_below, 0, PCI_PRELOAD_OWN_MAX + 1, below);
             own_limit(&pci_preload_evex_span, PCI_PRELOAD_WIDE_FROM,
@@ -392,7 +392,7 @@ static void own_stores(int want_avx512, int want_avx2, size_t below)
      * memset turns to rep stosb (entry_x86_64_v3.c). */
     own_limit(&pci_preload_own_below, 0, v3 && !ymm ? 32 : PCI_PRELOAD_OWN_MAX + 1, below);
     if (v3 && ymm)
-        own_limit(&pci_preload_long_span, span_from, PCI_PRELOAD_STOSB_FROM - span_from, below);
+        own_limit(&pci_preload_long_span, span_from, PCI_PRELOAD_SPAN_MAX - span_from + 1, below);
     if (wide)
         atomic_store_explicit(&pci_preload_vec_below, PCI_PRELOAD_OWN_MAX + 1,
                               memory_order_relaxed);
