@@ -18,7 +18,7 @@
  *    Those AVX2 figures are against the C library's AVX2 memset for RTM;
  *    against the plain one Zen 3 runs, 32-64 B lose 5-38% here, and are
  *    level only with the whole path in the entry's first line, which the
- *    AVX-512 and SSE2 cases then lose (docs/preload-short-calls.md);
+ *    AVX-512 and SSE2 cases then lose (docs/preload-short-calls-avx2.md);
  *  - AVX-512 (BW) with BMI2, where 512-bit stores cost no clock speed:
  *    0-64 B one masked 64-byte store behind one taken branch (time over
  *    the C library's own, glibc 2.36 / 2.41: 0.97-1.02 / 0.97-1.01 at

@@ -25,7 +25,7 @@
  * of the 256-bit EVEX memset the C library gives them at 1-31 B, and
  * 1.16-1.26 at 32-56 B at a page's end (emulated); this CPU lost 6% at
  * 56 B under glibc 2.36. With these two stores, both are level or ahead
- * but for a few cells (docs/preload-short-calls.md, "Two 32-byte stores
+ * but for a few cells (docs/preload-short-calls-avx512.md, "Two 32-byte stores
  * for every AVX-512 CPU").
  *
  * Where the CPU has AVX512F, BW, VL and BMI2 and the OS saves their state
@@ -113,7 +113,7 @@ __asm__(
      * 2.36 and 2.41; with the case falling through, 129-256 B 1.00 and
      * 65-112 B 1.03-1.05; with it falling through but the 32-byte span
      * still tested first, 1.12-1.13 again at 129-256 B
-     * (docs/preload-short-calls.md, "Zen 5: the 64-byte case falls
+     * (docs/preload-short-calls-zen5.md, "Zen 5: the 64-byte case falls
      * through"). Where the 32-byte stores are on (Skylake-SP to Ice
      * Lake), 65-128 B take a taken branch more than before; not measured
      * there. */
@@ -130,8 +130,8 @@ __asm__(
      * 128 B the C library's own memset on this CPU stores the same way
      * (objdump of glibc 2.36's), and the order counts: the same four
      * stores at 129-256 B with s + n - 64 second measured 1.05 at 224 B
-     * against 1.00 in address order (docs/preload-short-calls.md, "Calls
-     * of 129-512 B stored here"). Which case falls through counts too:
+     * against 1.00 in address order (docs/preload-short-calls-129-512.md,
+     * "Calls of 129-512 B stored here"). Which case falls through counts too:
      * with 129-256 B falling through at 4: and 257-512 B in the next
      * line, 200 and 248 B measured 1.03-1.04 of the C library's time
      * under glibc 2.41; with 257-512 B falling through and 129-256 B

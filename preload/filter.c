@@ -10,10 +10,11 @@
  * entry_x86_64_v4.c), whatever path the user wrote. Named by path, the
  * preload was otherwise that one file, the default entry, which measured
  * up to 28% slower on short calls than the CPU's own copy
- * (docs/preload-short-calls.md). The loader puts a filter's filtee just
- * before it in the lookup order, so the filtee's memset is the one every
- * object binds to, and its dlsym(RTLD_NEXT) passes over this file, which
- * defines none, to the next memset (tests/preload.sh, case filter).
+ * (docs/preload-short-calls-129-512.md). The loader puts a filter's
+ * filtee just before it in the lookup order, so the filtee's memset is
+ * the one every object binds to, and its dlsym(RTLD_NEXT) passes over
+ * this file, which defines none, to the next memset (tests/preload.sh,
+ * case filter).
  *
  * Auxiliary rather than a plain filter: a missing filtee is then skipped
  * and the program runs, as the loader runs it when a file named in

@@ -399,7 +399,7 @@ quiet)
     # preload: under it they write what they write without it and nothing
     # more, on stdout or stderr. The dynamic loader speaks on stderr for
     # some things a preload may do: with memset an indirect function
-    # (tried, docs/preload-short-calls.md, "Zen 5: the loads of the
+    # (tried, docs/preload-short-calls-zen5.md, "Zen 5: the loads of the
     # limits") it printed "Relink ... for IFUNC symbol `memset'" for every
     # such library, in every program.
     for prog in "ls -d /" "bash -c :"; do
