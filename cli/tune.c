@@ -60,7 +60,7 @@
 #define GRID_MIN (4 * KIB)
 #define GRID_MAX (256 * MIB)
 /* The vector/string crossover: 32-48 KiB on the Intel, Zen 3 and 4 guests, 768-896 KiB on
- * Zen 5 (docs/measurements.md, section 26); 2 MiB is the largest L2 measured. */
+ * Zen 5 (docs/measurements-zen5.md, section 26); 2 MiB is the largest L2 measured. */
 #define VECTOR_SPAN (2 * MIB)
 
 /* The primitives tune measures, by the kind of store the selection uses

@@ -177,7 +177,8 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  * - AMD (nt_threshold half the L3): on the Zen 4 guest rep stosb leads
  *   `warm` by 6-12% up to 8 MiB and streaming by 40-50% from 16 MiB; on
  *   the Zen 3 guest pc_clear gave 49.4 GB/s at 16 MiB warm against glibc
- *   2.36's memset's 36.6 (docs/measurements.md, Part III). So from 16 MiB.
+ *   2.36's memset's 36.6 (docs/measurements-rules.md, Part III). So from
+ *   16 MiB.
  *   On Zen 5 nt_threshold is the whole L3 (32 MiB), and so is this: there
  *   `pageclear tune` found clzero level with glibc 2.36's memset at 32 MiB
  *   warm (98.4 / 97.1 GB/s) and 5% ahead in `use` (Part VI).

@@ -6,9 +6,10 @@
  * window each threshold's measured crossover allows, and which primitive
  * pc_clear (warm, use) or pc_clear_cold (cold) should pick at sizes from
  * 4 KiB to 1 GiB where the measurements say. The figures behind every row
- * are in docs/measurements.md (Part I: the Intel guest, and its cold small
- * extents in section 17; Part II: Zen 4; Part III: Zen 3; Part VI: Zen 5,
- * section 26). The rules and
+ * are in docs/measurements.md and the parts it lists (Part I: the Intel
+ * guest; Part II, measurements-zen4.md: Zen 4; Part III,
+ * measurements-rules.md: Zen 3, and the Intel guest's cold small extents
+ * in section 17; Part VI, measurements-zen5.md: Zen 5, section 26). The rules and
  * the selector are pure functions of the description, so nothing here
  * runs an instruction the host lacks.
  */
@@ -256,7 +257,8 @@ int main(void)
     }
     /* Only the Intel guest's warm 4 MiB, Zen 3's use below 8 MiB and Zen
      * 5's use from 16 KiB to 1 MiB and at 16 MiB are losses no threshold
-     * avoids (docs/measurements.md, Parts III and VI). */
+     * avoids (docs/measurements-rules.md and
+     * docs/measurements-zen5.md, Parts III and VI). */
     CHECK_EQ(conflicts[0], 1);
     CHECK_EQ(conflicts[1], 0);
     CHECK_EQ(conflicts[2], 3);
