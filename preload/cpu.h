@@ -41,7 +41,7 @@ int pci_preload_short_avx2(const struct pci_cpuid *c);
  *   there (its "_erms" ones) takes rep stosb above its
  *   x86_rep_stosb_threshold, 2048 by default, and below the threshold its
  *   memset streams from (2.40 on; 131 MiB on the Intel guest,
- *   docs/preload.md, far above 64 KiB);
+ *   docs/preload-below-threshold.md, far above 64 KiB);
  * - an AMD CPU with ERMS under glibc 2.33 to 2.36: on the Zen 5 guest
  *   glibc 2.36 runs __memset_avx512_unaligned_erms with the threshold at
  *   2048 (gdb, ld.so --list-tunables), where glibc 2.41 sets it to

@@ -237,9 +237,9 @@ __asm__(
     /* 2049 B to 64 KiB where the C library's memset takes rep stosb too
      * (pci_preload_stosb_span; cpu.h): the same instruction, without the
      * jump to it and its own tests before it, which cost 3-6% of a 4 KiB
-     * call's time over a warm extent (docs/preload.md). The direction
-     * flag is clear at any call (the ABI; the kernel clears it for a
-     * signal handler). rdx keeps s for the return value while al holds
+     * call's time over a warm extent (docs/preload-below-threshold.md). The
+     * direction flag is clear at any call (the ABI; the kernel clears it
+     * for a signal handler). rdx keeps s for the return value while al holds
      * the byte. */
     "	.p2align 6\n"
     "10:	mov	%rdx, %rcx\n"

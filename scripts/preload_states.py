@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The per-state table of docs/preload.md on this machine: memset through
-libpageclear-preload.so against the C library's own, and against
+"""The per-state table of docs/preload-measured.md on this machine: memset
+through libpageclear-preload.so against the C library's own, and against
 pc_clear, per cache state and size, under each C library asked for.
 
 Each cell is `pageclear mem clear -f glibc,libc -s SIZE -n RUNS --cache
@@ -47,7 +47,7 @@ import sys
 from bench_host import check_wrappers, cpu_name
 
 STATES = ("warm", "use", "cold", "first")
-# The sizes of docs/preload.md's table: calls the preload passes on or
+# The sizes of docs/preload-measured.md's table: calls the preload passes on or
 # stores itself (4 KiB to 16 MiB, below the built-in preload_min of 16 or
 # 32 MiB; 4 and 8 KiB in the AVX-512 copy's rep stosb span on Intel) and
 # calls it sends to pageclear (64 and 256 MiB).

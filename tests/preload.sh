@@ -539,7 +539,7 @@ calls)
     env LD_PRELOAD="$preload" "$bin" mem memset -f help | grep -q '^  libc ' ||
         bad "libc not listed under the preload"
     "$bin" mem memset -f help | grep -q '^  libc ' && bad "libc listed with no preload"
-    # scripts/preload_states.py, docs/preload.md's per-state table: it runs
+    # scripts/preload_states.py, docs/preload-measured.md's per-state table: it runs
     # pageclear mem under the filter of the build $bin is in. One pass of
     # two states and two sizes, preload_min 64K: one table of four rows,
     # each with its two ratios, and the one against pc_clear only from
