@@ -97,9 +97,9 @@ extern _Atomic size_t pci_preload_stosb_span;
  * its x86_rep_stosb_threshold's default (it takes rep stosb above it). */
 #define PCI_PRELOAD_STOSB_FROM 2049
 /* The last: where the jump to the C library's memset no longer shows
- * against the time of the call (docs/preload-below-threshold.md, "Calls of 2-64 KiB": over
- * a warm extent, passed on, 4 KiB measured 0.93-0.95 of the C library's
- * own speed, 8-16 KiB 0.95-1.00, 64 KiB 1.00-1.01). */
+ * against the time of the call (docs/preload-below-threshold.md, "Calls
+ * of 2-64 KiB": over a warm extent, passed on, 4 KiB measured 0.93-0.95
+ * of the C library's own speed, 8-16 KiB 0.95-1.00, 64 KiB 1.00-1.01). */
 #define PCI_PRELOAD_STOSB_MAX 65536
 
 /* Calls shorter than this (and not stored by the entry) go straight to

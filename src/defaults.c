@@ -185,9 +185,9 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  * - Intel and the rest (nt_threshold from the L2): on the Xeon guest
  *   memset through the preload against without, `pageclear mem memset -f
  *   glibc -v 0 -s SIZE -n 7 --cache warm`, three interleaved rounds
- *   (docs/preload-measured.md): 0.89-0.97 at 16 MiB (rep stosb still served from
- *   the 260 MiB LLC), 1.01-1.22 at 32 MiB. So from 32 MiB, giving up
- *   `use`'s 1.4x at 16 MiB for never losing `warm`.
+ *   (docs/preload-measured.md): 0.89-0.97 at 16 MiB (rep stosb still
+ *   served from the 260 MiB LLC), 1.01-1.22 at 32 MiB. So from 32 MiB,
+ *   giving up `use`'s 1.4x at 16 MiB for never losing `warm`.
  * "never" where pc_clear never streams; tune measures it per host. */
 #define PRELOAD_MIN_AMD ((size_t)16 << 20)
 #define PRELOAD_MIN_OTHER ((size_t)32 << 20)

@@ -539,11 +539,11 @@ calls)
     env LD_PRELOAD="$preload" "$bin" mem memset -f help | grep -q '^  libc ' ||
         bad "libc not listed under the preload"
     "$bin" mem memset -f help | grep -q '^  libc ' && bad "libc listed with no preload"
-    # scripts/preload_states.py, docs/preload-measured.md's per-state table: it runs
-    # pageclear mem under the filter of the build $bin is in. One pass of
-    # two states and two sizes, preload_min 64K: one table of four rows,
-    # each with its two ratios, and the one against pc_clear only from
-    # preload_min on; a state it has not is refused.
+    # scripts/preload_states.py, docs/preload-measured.md's per-state
+    # table: it runs pageclear mem under the filter of the build $bin is
+    # in. One pass of two states and two sizes, preload_min 64K: one table
+    # of four rows, each with its two ratios, and the one against pc_clear
+    # only from preload_min on; a state it has not is refused.
     case "$preload" in
     */glibc-hwcaps/*) ;; # the copies: the filter is the same for all three
     *)

@@ -9,9 +9,9 @@
  * are in docs/measurements.md and the parts it lists (Part I: the Intel
  * guest; Part II, measurements-zen4.md: Zen 4; Part III,
  * measurements-rules.md: Zen 3, and the Intel guest's cold small extents
- * in section 17; Part VI, measurements-zen5.md: Zen 5, section 26). The rules and
- * the selector are pure functions of the description, so nothing here
- * runs an instruction the host lacks.
+ * in section 17; Part VI, measurements-zen5.md: Zen 5, section 26). The
+ * rules and the selector are pure functions of the description, so
+ * nothing here runs an instruction the host lacks.
  */
 #include "harness.h"
 #include "cpu.h"
