@@ -14,15 +14,14 @@
  * test, the size tests and the AVX2 case to its ret, and every shorter
  * case is one taken branch away, as in entry_x86_64.c: level with the C
  * library's at 1-256 B under glibc 2.36 and 2.41 but for two cells
- * (docs/preload-short-calls-avx2.md, "An entry for the AVX2 CPUs"). Calls of
- * 65-2048 B it stores too, with the C library's own stores for them
- * (below). Nothing
- * else is tested there: a load and compare more in the head (the RTM
- * test) measured 25% slower at 32-64 B at a page's end under glibc 2.41
- * (1.25 against 0.99-1.01 without it), so a CPU with RTM, whose
- * transactions vzeroupper aborts, has preload.c send 32-2048 B on to the C
- * library instead (pci_preload_own_below 32, pci_preload_long_span 0), as
- * PAGECLEAR_PRELOAD_AVX2=0 does.
+ * (docs/preload-short-calls-avx2.md, "An entry for the AVX2 CPUs").
+ * Calls of 65-2048 B it stores too, with the C library's own stores for
+ * them (below). Nothing else is tested there: a load and compare more in
+ * the head (the RTM test) measured 25% slower at 32-64 B at a page's end
+ * under glibc 2.41 (1.25 against 0.99-1.01 without it), so a CPU with RTM,
+ * whose transactions vzeroupper aborts, has preload.c send 32-2048 B on to
+ * the C library instead (pci_preload_own_below 32, pci_preload_long_span
+ * 0), as PAGECLEAR_PRELOAD_AVX2=0 does.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only

@@ -25,8 +25,8 @@
  * of the 256-bit EVEX memset the C library gives them at 1-31 B, and
  * 1.16-1.26 at 32-56 B at a page's end (emulated); this CPU lost 6% at
  * 56 B under glibc 2.36. With these two stores, both are level or ahead
- * but for a few cells (docs/preload-short-calls-avx512.md, "Two 32-byte stores
- * for every AVX-512 CPU").
+ * but for a few cells (docs/preload-short-calls-avx512.md, "Two 32-byte
+ * stores for every AVX-512 CPU").
  *
  * Where the CPU has AVX512F, BW, VL and BMI2 and the OS saves their state
  * (cpu.h, pci_preload_short_evex256), preload.c turns the head's case on
@@ -69,11 +69,10 @@ __asm__(
      * falls through counted more) and the loop from 513 B. On the Zen 5
      * guest the 129-256 B case across a line measured 1.11-1.13 of the C
      * library's time, in a line of its own 1.00 (so .p2align before 6:).
-     * The head's line
-     * ends at the 0-64 B case's ret, at +63 exactly: every instruction
-     * there is the shortest form found (sbb for the all-ones mask, test
-     * on ch for the page bit), and each byte more put the ret in the next
-     * line. objdump -d shows the lines. */
+     * The head's line ends at the 0-64 B case's ret, at +63 exactly:
+     * every instruction there is the shortest form found (sbb for the
+     * all-ones mask, test on ch for the page bit), and each byte more put
+     * the ret in the next line. objdump -d shows the lines. */
     "	.p2align 7\n"
     PCI_ASM_HEAD
     /* 0-64 B: k1 holds the low min(n, 32) bits (CF is set here: the
@@ -124,19 +123,19 @@ __asm__(
     /* 64-2048 B with the 64-byte store (rcx holds n - 64): 64-128 B at s
      * and s + n - 64; 129-256 B at s, s + 64, s + n - 128 and s + n - 64;
      * 257-512 B four from s and four ending at s + n; 513-2048 B at 8:
-     * (below). Four 32-byte stores
-     * instead measured 1.06-1.15 of the C library's time at 80-112 B under
-     * glibc 2.36 on this CPU, against 0.92-0.96 for two 64-byte ones. Past
-     * 128 B the C library's own memset on this CPU stores the same way
-     * (objdump of glibc 2.36's), and the order counts: the same four
-     * stores at 129-256 B with s + n - 64 second measured 1.05 at 224 B
-     * against 1.00 in address order (docs/preload-short-calls-129-512.md,
-     * "Calls of 129-512 B stored here"). Which case falls through counts too:
-     * with 129-256 B falling through at 4: and 257-512 B in the next
-     * line, 200 and 248 B measured 1.03-1.04 of the C library's time
-     * under glibc 2.41; with 257-512 B falling through and 129-256 B
-     * after it, a taken branch more, 1.01-1.02, 257-512 B unchanged (the
-     * same section); both measured when this case was a jump from 2:. */
+     * (below). Four 32-byte stores instead measured 1.06-1.15 of the C
+     * library's time at 80-112 B under glibc 2.36 on this CPU, against
+     * 0.92-0.96 for two 64-byte ones. Past 128 B the C library's own memset
+     * on this CPU stores the same way (objdump of glibc 2.36's), and the
+     * order counts: the same four stores at 129-256 B with s + n - 64
+     * second measured 1.05 at 224 B against 1.00 in address order
+     * (docs/preload-short-calls-129-512.md, "Calls of 129-512 B stored
+     * here"). Which case falls through counts too: with 129-256 B falling
+     * through at 4: and 257-512 B in the next line, 200 and 248 B measured
+     * 1.03-1.04 of the C library's time under glibc 2.41; with 257-512 B
+     * falling through and 129-256 B after it, a taken branch more,
+     * 1.01-1.02, 257-512 B unchanged (the same section); both measured when
+     * this case was a jump from 2:. */
     "	vpbroadcastb %esi, %zmm16\n"
     "	vmovdqu64 %zmm16, (%rdi)\n"
     "	cmp	$64, %rcx\n"
