@@ -11,21 +11,6 @@
 
 #include "glibc_tunables.h"
 
-int cli_glibc_at_least(const char *version, int major, int minor)
-{
-    char *end;
-    if (version == NULL)
-        return 0;
-    long ma = strtol(version, &end, 10);
-    if (end == version || *end != '.')
-        return 0;
-    const char *m = end + 1;
-    long mi = strtol(m, &end, 10);
-    if (end == m)
-        return 0;
-    return ma > major || (ma == major && mi >= minor);
-}
-
 int cli_glibc_listed(const char *list, const char *name, size_t *v)
 {
     size_t len = strlen(name);
@@ -46,7 +31,7 @@ int cli_glibc_listed(const char *list, const char *name, size_t *v)
  * non-zero value in set[]). */
 static int ours(const char *e, size_t len, const size_t set[2])
 {
-    static const char *const names[] = {CLI_GT_STOSB, CLI_GT_MEMSET_NT};
+    static const char *const names[] = {PCI_GLIBC_STOSB_TUNABLE, PCI_GLIBC_MEMSET_NT_TUNABLE};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         size_t k = strlen(names[i]);
         if (set[i] == 0)
@@ -80,13 +65,13 @@ int cli_glibc_tunables(char *buf, size_t n, const char *existing, size_t stosb,
             e++;
     }
     if (stosb != 0) {
-        w = snprintf(buf + used, n - used, "%s%s=%zu", used ? ":" : "", CLI_GT_STOSB, stosb);
+        w = snprintf(buf + used, n - used, "%s%s=%zu", used ? ":" : "", PCI_GLIBC_STOSB_TUNABLE, stosb);
         if (w < 0 || (size_t)w >= n - used)
             return -1;
         used += (size_t)w;
     }
     if (memset_nt != 0) {
-        w = snprintf(buf + used, n - used, "%s%s=%zu", used ? ":" : "", CLI_GT_MEMSET_NT,
+        w = snprintf(buf + used, n - used, "%s%s=%zu", used ? ":" : "", PCI_GLIBC_MEMSET_NT_TUNABLE,
                      memset_nt);
         if (w < 0 || (size_t)w >= n - used)
             return -1;

@@ -279,23 +279,22 @@ static void plan_values(struct tunable tu[2], const struct pc_tuning *chosen, co
     int has_vector = vector >= 0 && vector != string;
     int has_stream = stream >= 0 && stream != string &&
                      cli_impl_cache(roles.stream) == PC_CACHE_NONTEMPORAL;
-    tu[0] = (struct tunable){.name = CLI_GT_STOSB, .from = "vector_max",
-                             .now = CLI_GT_STOSB_DEFAULT, .set = chosen->vector_max};
-    cli_glibc_listed(list, CLI_GT_STOSB, &tu[0].now);
+    tu[0] = (struct tunable){.name = PCI_GLIBC_STOSB_TUNABLE, .from = "vector_max",
+                             .now = PCI_GLIBC_STOSB_DEFAULT, .set = chosen->vector_max};
+    cli_glibc_listed(list, PCI_GLIBC_STOSB_TUNABLE, &tu[0].now);
     if (tu[0].set == 0 || !has_vector)
         tu[0].skip = "tune measured no vector stores to set it from";
-    tu[1] = (struct tunable){.name = CLI_GT_MEMSET_NT, .from = "nt_threshold",
+    tu[1] = (struct tunable){.name = PCI_GLIBC_MEMSET_NT_TUNABLE, .from = "nt_threshold",
                              .set = chosen->nt_threshold};
-    if (tu[1].set < CLI_GT_NT_MIN)
-        tu[1].set = CLI_GT_NT_MIN; /* what the loader accepts */
+    if (tu[1].set < PCI_GLIBC_MEMSET_NT_MIN)
+        tu[1].set = PCI_GLIBC_MEMSET_NT_MIN; /* what the loader accepts */
     if (!has_stream) {
         tu[1].skip = "tune measured no streaming stores to set it from";
-    } else if (!cli_glibc_at_least(ver, CLI_GT_MEMSET_NT_SINCE_MAJOR,
-                                   CLI_GT_MEMSET_NT_SINCE_MINOR)) {
-        snprintf(why, sizeof(why), "not in glibc %s (from %d.%d on)", ver,
-                 CLI_GT_MEMSET_NT_SINCE_MAJOR, CLI_GT_MEMSET_NT_SINCE_MINOR);
+    } else if (pci_glibc_minor(ver) < PCI_GLIBC_MEMSET_NT_SINCE) {
+        snprintf(why, sizeof(why), "not in glibc %s (from 2.%d on)", ver,
+                 PCI_GLIBC_MEMSET_NT_SINCE);
         tu[1].skip = why;
-    } else if (cli_glibc_listed(list, CLI_GT_MEMSET_NT, &tu[1].now) != 0) {
+    } else if (cli_glibc_listed(list, PCI_GLIBC_MEMSET_NT_TUNABLE, &tu[1].now) != 0) {
         tu[1].skip = "the dynamic loader does not list it";
     }
     for (int i = 0; i < 2; i++)

@@ -36,19 +36,12 @@ int pci_preload_short_avx2(const struct pci_cpuid *c);
  * rep stosb on the CPU c describes, under the tunables string tunables
  * (GLIBC_TUNABLES, or NULL) and the C library of version libc_version
  * (gnu_get_libc_version(), or NULL), so that the AVX-512 copy may store
- * them so too and skip the jump to it (entry_x86_64_v4.c):
- * - an Intel CPU with ERMS, where every memset glibc 2.33 to 2.41 picks
- *   there (its "_erms" ones) takes rep stosb above its
- *   x86_rep_stosb_threshold, 2048 by default, and below the threshold its
- *   memset streams from (2.40 on; 131 MiB on the Intel guest,
- *   docs/preload-below-threshold.md, far above 64 KiB);
- * - an AMD CPU with ERMS under glibc 2.33 to 2.36: on the Zen 5 guest
- *   glibc 2.36 runs __memset_avx512_unaligned_erms with the threshold at
- *   2048 (gdb, ld.so --list-tunables), where glibc 2.41 sets it to
- *   SIZE_MAX, never rep stosb; 2.37 to 2.40 were not measured and are
- *   left to the C library;
- * and no tunable that moves either, or turns ERMS or rep stosb off (the
- * names holding "stosb", "ERMS" or "non_temporal", in any case). */
+ * them so too and skip the jump to it (entry_x86_64_v4.c): where
+ * src/libc_memset.h's rule (pci_libc_stosb_above) gives 2048 B, as it
+ * does with ERMS on Intel from glibc 2.33 and on AMD under 2.33 to 2.36
+ * (where glibc 2.40 on streams from, 131 MiB on the Intel guest, is far
+ * above 64 KiB; docs/preload-below-threshold.md). Else 0, the C library's
+ * version or a tunable unknown to the rule included. */
 int pci_preload_stosb_as_libc(const struct pci_cpuid *c, const char *tunables,
                               const char *libc_version);
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * cpu_x86_64.c - the rules for the x86-64 entry's short-call stores
- * (cpu.h), on the words src/arch/x86_64/cpu_words.c reads.
+ * (cpu.h), on the words src/arch/x86_64/cpu_words.c reads, and what the
+ * C library's memset does as src/libc_memset.c says it.
  */
 #include "cpu.h"
-
-#include <string.h>
+#include "../src/libc_memset.h"
 
 #define LEAF1_ECX_OSXSAVE_AVX (PCI_LEAF1_ECX_OSXSAVE | PCI_LEAF1_ECX_AVX)
 /* BMI2 (bzhi), AVX512F, AVX512BW (byte masks, kmovq, vpbroadcastb). */
@@ -67,47 +67,12 @@ int pci_preload_cpu_rtm(const struct pci_cpuid *c)
     return c->max_leaf >= 7 && (c->leaf7_ebx & PCI_LEAF7_EBX_RTM) != 0;
 }
 
-/* c in lower case, ASCII letters only: tolower() would follow a locale
- * the program may already have set. */
-static char ascii_lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-/* 1 if word (lower case) occurs in s, ignoring case. */
-static int has_word(const char *s, const char *word)
-{
-    size_t n = strlen(word);
-    for (; *s != 0; s++) {
-        size_t i = 0;
-        while (i < n && s[i] != 0 && ascii_lower(s[i]) == word[i])
-            i++;
-        if (i == n)
-            return 1;
-    }
-    return 0;
-}
-
-/* The minor version of a "2.MINOR" version string, or -1 for anything
- * else (NULL, another major version, trailing text). */
-static int glibc2_minor(const char *v)
-{
-    if (v == NULL || v[0] != '2' || v[1] != '.' || v[2] < '0' || v[2] > '9')
-        return -1;
-    int minor = 0;
-    for (v += 2; *v >= '0' && *v <= '9' && minor < 1000; v++)
-        minor = minor * 10 + (*v - '0');
-    return *v == 0 ? minor : -1;
-}
-
 int pci_preload_stosb_as_libc(const struct pci_cpuid *c, const char *tunables,
                               const char *libc_version)
 {
-    int minor = glibc2_minor(libc_version);
-    if (!vendor_is(c, intel) && !(vendor_is(c, amd) && minor >= 33 && minor <= 36))
-        return 0;
-    if (c->max_leaf < 7 || (c->leaf7_ebx & PCI_LEAF7_EBX_ERMS) == 0)
-        return 0;
-    return tunables == NULL || (!has_word(tunables, "stosb") && !has_word(tunables, "erms") &&
-                                !has_word(tunables, "non_temporal"));
+    enum pci_vendor v = vendor_is(c, intel) ? PCI_VENDOR_INTEL
+                        : vendor_is(c, amd) ? PCI_VENDOR_AMD
+                                            : PCI_VENDOR_OTHER;
+    int erms = c->max_leaf >= 7 && (c->leaf7_ebx & PCI_LEAF7_EBX_ERMS) != 0;
+    return pci_libc_stosb_above(v, erms, libc_version, tunables) == PCI_GLIBC_STOSB_DEFAULT;
 }

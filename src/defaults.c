@@ -10,6 +10,7 @@
 
 #include "pageclear.h"
 #include "cpu.h"
+#include "libc_memset.h"
 #include "tuning.h"
 
 /*
@@ -65,8 +66,10 @@ static int amd_zen5_on(const struct pci_cpu *c)
  * in the next. Where cpuid gives no L2, the 1 MiB Zen 5 has. */
 #define VECTOR_MAX_ZEN5_NO_L2 ((size_t)768 << 10)
 
-static size_t default_vector_max(const struct pci_cpu *c, const struct pci_tuning *t)
+static size_t default_vector_max(const struct pci_cpu *c, const struct pci_libc *l,
+                                 const struct pci_tuning *t)
 {
+    (void)l;
     (void)t;
     if (amd_zen5_on(c) && (c->features & (PCI_F_AVX2 | PCI_F_AVX512)))
         return c->l2_size != 0 ? c->l2_size / 4 * 3 : VECTOR_MAX_ZEN5_NO_L2;
@@ -118,8 +121,10 @@ static size_t default_vector_max(const struct pci_cpu *c, const struct pci_tunin
  * there chose 32 MiB too. Where cpuid gives no L3, the 32 MiB measured. */
 #define NT_THRESHOLD_ZEN5_NO_LLC ((size_t)32 << 20)
 
-static size_t default_nt_threshold(const struct pci_cpu *c, const struct pci_tuning *t)
+static size_t default_nt_threshold(const struct pci_cpu *c, const struct pci_libc *l,
+                                   const struct pci_tuning *t)
 {
+    (void)l;
     (void)t;
     if (amd_zen5_on(c) && (c->features & PCI_F_ERMS))
         return c->llc_size != 0 ? c->llc_size : NT_THRESHOLD_ZEN5_NO_LLC;
@@ -146,8 +151,10 @@ static size_t default_nt_threshold(const struct pci_cpu *c, const struct pci_tun
  * streaming stores it is "never", said honestly. */
 #define COLD_NT ((size_t)4 << 10)
 
-static size_t default_cold_nt_threshold(const struct pci_cpu *c, const struct pci_tuning *t)
+static size_t default_cold_nt_threshold(const struct pci_cpu *c, const struct pci_libc *l,
+                                        const struct pci_tuning *t)
 {
+    (void)l;
     (void)t;
     int has_nt = (c->features & PCI_F_X86_64) &&
                  (c->features & (PCI_F_AVX2 | PCI_F_AVX512 | PCI_F_CLZERO));
@@ -159,9 +166,11 @@ static size_t default_cold_nt_threshold(const struct pci_cpu *c, const struct pc
  * the per-thread share should stream earlier or later by default (tune's
  * per-host choice is in a profile). */
 static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
+                                            const struct pci_libc *l,
                                             const struct pci_tuning *t)
 {
     (void)c;
+    (void)l;
     return t->v[PC_THRESHOLD_NT];
 }
 
@@ -169,7 +178,8 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  * program's memset through pc_clear's selection. A memset caller promises
  * nothing about the memory's next use, so the preload must not lose in
  * any cache state to the C library's memset, which for large extents is
- * the string instruction (glibc 2.36 has no streaming memset). Below
+ * mostly the string instruction (glibc 2.36 has no streaming memset; the
+ * last case below is where it is not). Below
  * nt_threshold pc_clear runs the same kinds of stores as memset: nothing
  * to gain, a call to pay. From nt_threshold streaming wins `use` but can
  * lose `warm`, as long as the cache behind the L2 serves rep stosb faster
@@ -188,24 +198,40 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  *   (docs/preload-measured.md): 0.89-0.97 at 16 MiB (rep stosb still
  *   served from the 260 MiB LLC), 1.01-1.22 at 32 MiB. So from 32 MiB,
  *   giving up `use`'s 1.4x at 16 MiB for never losing `warm`.
+ * - Where the C library's memset never takes rep stosb on AMD (glibc
+ *   2.41 on, libc_memset.h: its vector loop at every size), the premise
+ *   above fails: below nt_threshold pc_clear's rep stosb outruns that
+ *   loop. Zen 5 guest under glibc 2.41 (`scripts/preload_states.py
+ *   --states warm,use,cold --passes 3 --min 8M --glibc
+ *   ../shared/tools/newer-glibc.sh 8MB 16MB 24MB`, the preload against
+ *   that memset, docs/preload-measured.md): 16 MiB warm 1.07, use 1.03,
+ *   cold 1.20; 24 MiB 1.67, 1.08, 1.13; but 8 MiB use 0.96. So half the
+ *   L3 (16 MiB on every AMD guest measured), never below the 16 MiB
+ *   above, never above nt_threshold.
  * "never" where pc_clear never streams; tune measures it per host. */
 #define PRELOAD_MIN_AMD ((size_t)16 << 20)
 #define PRELOAD_MIN_OTHER ((size_t)32 << 20)
-static size_t default_preload_min(const struct pci_cpu *c, const struct pci_tuning *t)
+static size_t default_preload_min(const struct pci_cpu *c, const struct pci_libc *l,
+                                  const struct pci_tuning *t)
 {
     size_t nt = t->v[PC_THRESHOLD_NT];
     if (nt == PC_NEVER)
         return PC_NEVER;
     size_t floor = c->vendor == PCI_VENDOR_AMD ? PRELOAD_MIN_AMD : PRELOAD_MIN_OTHER;
+    if (c->vendor == PCI_VENDOR_AMD && l->stosb_above == PC_NEVER) {
+        size_t half_l3 = c->llc_size / 2 > floor ? c->llc_size / 2 : floor;
+        return half_l3 < nt ? half_l3 : nt;
+    }
     return nt > floor ? nt : floor;
 }
 
-void pci_tuning_defaults(const struct pci_cpu *c, struct pci_tuning *t)
+void pci_tuning_defaults(const struct pci_cpu *c, const struct pci_libc *l,
+                         struct pci_tuning *t)
 {
     *t = (struct pci_tuning){0};
     /* Row by row: each rule sees the defaults of the rows above it. */
 #define PCI_THRESHOLD(id, index, env, env_min, min, max, never, host, rule, desc) \
-    t->v[index] = rule(c, t);                                                   \
+    t->v[index] = rule(c, l, t);                                                \
     t->set |= 1u << index;
 #include "thresholds.def"
 #undef PCI_THRESHOLD

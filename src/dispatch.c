@@ -27,7 +27,7 @@ static void init_state(void)
 {
     const struct pci_options *o = pci_options();
     const struct pci_cpu *c = pci_cpu();
-    pci_tuning_defaults(c, &in_force);
+    pci_tuning_defaults(c, pci_libc(), &in_force);
     pci_tuning_overlay(&in_force, &pci_profile()->t);
     pci_tuning_overlay(&in_force, &o->t);
     for (int k = 0; k < PCI_NPLANS; k++)

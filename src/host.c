@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * host.c - the detected CPU, cached once, and the public summary of what
- * the library found and the thresholds in force.
+ * host.c - the detected CPU and C library, each read once, and the public
+ * summary of what the library found and the thresholds in force.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#endif
 
 #include "pageclear.h"
 #include "abi.h"
 #include "written.h"
 #include "cpu.h"
 #include "impl.h"
+#include "libc_memset.h"
 #include "numa.h"
 #include "options.h"
 #include "profile.h"
@@ -30,6 +35,28 @@ const struct pci_cpu *pci_cpu(void)
 {
     pthread_once(&cpu_once, detect);
     return &cpu;
+}
+
+static struct pci_libc libc;
+static pthread_once_t libc_once = PTHREAD_ONCE_INIT;
+
+static void read_libc(void)
+{
+#if defined(__GLIBC__)
+    const char *version = gnu_get_libc_version();
+#else
+    const char *version = NULL;
+#endif
+    const struct pci_cpu *c = pci_cpu();
+    libc.glibc_minor = pci_glibc_minor(version);
+    libc.stosb_above = pci_libc_stosb_above(c->vendor, (c->features & PCI_F_ERMS) != 0,
+                                            version, getenv("GLIBC_TUNABLES"));
+}
+
+const struct pci_libc *pci_libc(void)
+{
+    pthread_once(&libc_once, read_libc);
+    return &libc;
 }
 
 const char *pc_version(void)

@@ -480,7 +480,7 @@ int (pc_profile_parse)(const char *text, size_t len, struct pc_tuning *t, size_t
     if (rc != 0)
         return rc;
     /* A threshold the profile does not give keeps the built-in default. */
-    pci_tuning_defaults(pci_cpu(), &d);
+    pci_tuning_defaults(pci_cpu(), pci_libc(), &d);
     pci_tuning_overlay(&d, &given);
     pci_tuning_to_caller(&d, t, tsize);
     return 0;

@@ -100,7 +100,7 @@ int (pc_profile_format)(const struct pc_tuning *t, size_t tsize, const char *com
     struct pci_tuning v;
     struct pc_tuning in;
     memset(&in, 0, sizeof(in));
-    pci_tuning_defaults(pci_cpu(), &v);
+    pci_tuning_defaults(pci_cpu(), pci_libc(), &v);
     pci_tuning_to_public(&v, &in);
     int rc = PCI_ABI_IN(pc_tuning, &in, t, tsize);
     if (rc != 0)

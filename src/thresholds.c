@@ -103,7 +103,7 @@ int (pc_tuning_defaults)(struct pc_tuning *t, size_t tsize)
     if (rc != 0)
         return rc;
     struct pci_tuning d;
-    pci_tuning_defaults(pci_cpu(), &d);
+    pci_tuning_defaults(pci_cpu(), pci_libc(), &d);
     pci_tuning_to_caller(&d, t, tsize);
     return 0;
 }
@@ -117,7 +117,7 @@ int (pc_threshold_info)(int i, struct pc_threshold_info *out, size_t size)
         return -ENOENT;
     const struct pci_threshold *r = &pci_thresholds[i];
     struct pci_tuning d;
-    pci_tuning_defaults(pci_cpu(), &d);
+    pci_tuning_defaults(pci_cpu(), pci_libc(), &d);
     struct pc_threshold_info in;
     memset(&in, 0, sizeof(in));
     in.key = r->key;

@@ -11,6 +11,7 @@
 
 #include "pageclear.h"
 #include "cpu.h"
+#include "libc_memset.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -48,8 +49,10 @@ void pci_tuning_from_public(const struct pc_tuning *in, struct pci_tuning *t);
  * caller has checked. */
 void pci_tuning_to_caller(const struct pci_tuning *t, struct pc_tuning *out, size_t tsize);
 
-/* The built-in defaults for *c, every threshold set (defaults.c). */
-void pci_tuning_defaults(const struct pci_cpu *c, struct pci_tuning *t);
+/* The built-in defaults for the CPU *c under the C library *l, every
+ * threshold set (defaults.c). */
+void pci_tuning_defaults(const struct pci_cpu *c, const struct pci_libc *l,
+                         struct pci_tuning *t);
 /* The thresholds in force: the defaults, then the profile, then the
  * PAGECLEAR_* variables (dispatch.c). */
 const struct pci_tuning *pci_tuning(void);

@@ -45,22 +45,18 @@ static void strings(void)
     CHECK_EQ(cli_glibc_tunables(b, 40, NULL, 32768, 0), 39);
 }
 
+/* The memset non-temporal tunable is offered from glibc 2.40 on (the
+ * version strings themselves: tests/test_libc_memset.c). */
 static void versions(void)
 {
-    int M = CLI_GT_MEMSET_NT_SINCE_MAJOR, m = CLI_GT_MEMSET_NT_SINCE_MINOR;
-    CHECK_EQ(M, 2);
-    CHECK_EQ(m, 40);
-    CHECK_EQ(cli_glibc_at_least("2.36", M, m), 0);
-    CHECK_EQ(cli_glibc_at_least("2.39", M, m), 0);
-    CHECK_EQ(cli_glibc_at_least("2.4", M, m), 0); /* 2.4 is not 2.40 */
-    CHECK_EQ(cli_glibc_at_least("2.40", M, m), 1);
-    CHECK_EQ(cli_glibc_at_least("2.41", M, m), 1);
-    CHECK_EQ(cli_glibc_at_least("2.41.9000", M, m), 1);
-    CHECK_EQ(cli_glibc_at_least("3.0", M, m), 1);
-    CHECK_EQ(cli_glibc_at_least("1.99", M, m), 0);
-    CHECK_EQ(cli_glibc_at_least("", M, m), 0);
-    CHECK_EQ(cli_glibc_at_least("x.y", M, m), 0);
-    CHECK_EQ(cli_glibc_at_least(NULL, M, m), 0);
+    CHECK_EQ(PCI_GLIBC_MEMSET_NT_SINCE, 40);
+    CHECK(pci_glibc_minor("2.36") < PCI_GLIBC_MEMSET_NT_SINCE);
+    CHECK(pci_glibc_minor("2.39") < PCI_GLIBC_MEMSET_NT_SINCE);
+    CHECK(pci_glibc_minor("2.4") < PCI_GLIBC_MEMSET_NT_SINCE); /* 2.4 is not 2.40 */
+    CHECK(pci_glibc_minor("2.40") >= PCI_GLIBC_MEMSET_NT_SINCE);
+    CHECK(pci_glibc_minor("2.41.9000") >= PCI_GLIBC_MEMSET_NT_SINCE);
+    CHECK(pci_glibc_minor("") < PCI_GLIBC_MEMSET_NT_SINCE);
+    CHECK(pci_glibc_minor(NULL) < PCI_GLIBC_MEMSET_NT_SINCE);
 }
 
 static void listing(void)
@@ -73,9 +69,9 @@ static void listing(void)
                     "glibc.cpu.x86_rep_stosb_threshold: 0x800 (min: 0x1, max: "
                     "0xffffffffffffffff)\n";
     size_t v = 0;
-    CHECK_EQ(cli_glibc_listed(l, CLI_GT_STOSB, &v), 0);
+    CHECK_EQ(cli_glibc_listed(l, PCI_GLIBC_STOSB_TUNABLE, &v), 0);
     CHECK_EQ(v, 2048);
-    CHECK_EQ(cli_glibc_listed(l, CLI_GT_MEMSET_NT, &v), 0);
+    CHECK_EQ(cli_glibc_listed(l, PCI_GLIBC_MEMSET_NT_TUNABLE, &v), 0);
     CHECK_EQ(v, 0x8300000);
     /* 2.36 lists no memset threshold: not found, v untouched */
     const char *l236 = "glibc.cpu.x86_rep_stosb_threshold: 0x800 (min: 0x1, max: "
@@ -83,12 +79,12 @@ static void listing(void)
                        "glibc.cpu.x86_non_temporal_threshold: 0x6300000 (min: 0x4040, max: "
                        "0xfffffffffffffff)\n";
     v = 7;
-    CHECK_EQ(cli_glibc_listed(l236, CLI_GT_MEMSET_NT, &v), -1);
+    CHECK_EQ(cli_glibc_listed(l236, PCI_GLIBC_MEMSET_NT_TUNABLE, &v), -1);
     CHECK_EQ(v, 7);
-    CHECK_EQ(cli_glibc_listed(l236, CLI_GT_STOSB, &v), 0);
+    CHECK_EQ(cli_glibc_listed(l236, PCI_GLIBC_STOSB_TUNABLE, &v), 0);
     CHECK_EQ(v, 2048);
     v = 7;
-    CHECK_EQ(cli_glibc_listed("", CLI_GT_STOSB, &v), -1);
+    CHECK_EQ(cli_glibc_listed("", PCI_GLIBC_STOSB_TUNABLE, &v), -1);
     CHECK_EQ(v, 7);
 }
 

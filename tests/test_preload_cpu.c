@@ -162,18 +162,28 @@ static void synthetic_avx2(void)
     CHECK_EQ(pci_preload_cpu_rtm(&m), 0);
 }
 
-/* rep stosb as the C library's memset: Intel with ERMS (AMD with ERMS
- * under glibc 2.33-2.36), and no tunable that moves its rep stosb or
- * non-temporal thresholds or turns ERMS off. */
+/* rep stosb as the C library's memset (src/libc_memset.h's rule giving
+ * 2048 B): Intel with ERMS from glibc 2.33 (AMD with ERMS under glibc
+ * 2.33-2.36), and no tunable that moves its rep stosb or non-temporal
+ * thresholds or turns ERMS off; the rule's own cases are in
+ * tests/test_libc_memset.c. */
 static void synthetic_stosb(void)
 {
     struct pci_cpuid c = intel_avx_vnni();
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL), 1);
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, "", NULL), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, "2.36"), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, "", "2.33"), 1);
     CHECK_EQ(pci_preload_stosb_as_libc(&c, "glibc.malloc.check=0:glibc.cpu.x86_ibt=on", "2.41"), 1);
+    /* the threshold set to its default, in either base: as unset */
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, "glibc.cpu.x86_rep_stosb_threshold=2048", "2.41"), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, "glibc.cpu.x86_rep_stosb_threshold=0x800", "2.41"), 1);
+    /* a C library the rule does not know */
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, "2.32"), 0);
     static const char *const moved[] = {
         "glibc.cpu.x86_rep_stosb_threshold=4096",
         "glibc.malloc.check=0:glibc.cpu.x86_rep_stosb_threshold=1",
+        "glibc.cpu.x86_rep_stosb_threshold=2048:glibc.cpu.x86_rep_stosb_threshold=4096",
+        "glibc.cpu.x86_rep_stosb_threshold=04000",
         "glibc.cpu.hwcaps=-ERMS",
         "glibc.cpu.hwcaps=Avoid_STOSB",
         "glibc.cpu.x86_non_temporal_threshold=0x4040",
@@ -181,15 +191,15 @@ static void synthetic_stosb(void)
         "GLIBC.CPU.X86_REP_STOSB_THRESHOLD=4096",
     };
     for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
-        CHECK_EQ(pci_preload_stosb_as_libc(&c, moved[i], NULL), 0);
+        CHECK_EQ(pci_preload_stosb_as_libc(&c, moved[i], "2.36"), 0);
     c.leaf7_1_eax = 0; /* Skylake-SP to Ice Lake: their memsets take rep stosb too */
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, "2.36"), 1);
     struct pci_cpuid m = c;
     m.leaf7_ebx &= ~ERMS;
-    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, NULL), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36"), 0);
     m = c;
     m.max_leaf = 6;
-    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, NULL), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36"), 0);
     m = c;
     /* AMD: glibc 2.33-2.36 take rep stosb from 2 KiB (2.36 measured on
      * Zen 5), 2.41 never; 2.37-2.40 and an unknown version are left to
@@ -197,13 +207,16 @@ static void synthetic_stosb(void)
     vendor(&m, "AuthenticAMD");
     CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, NULL), 0);
     CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36"), 1);
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36.1"), 1);
     CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.33"), 1);
     static const char *const not_stosb[] = {"2.41", "2.37", "2.40", "2.32", "2.9",
-                                            "3.36", "2.36.1", "2.", "", "2.036x"};
+                                            "3.36", "2.", "", "2.036x"};
     for (size_t i = 0; i < sizeof(not_stosb) / sizeof(not_stosb[0]); i++)
         CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, not_stosb[i]), 0);
     for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++)
         CHECK_EQ(pci_preload_stosb_as_libc(&m, moved[i], "2.36"), 0);
+    /* 2.41 on AMD with the threshold set back to 2048: as 2.36 */
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, "glibc.cpu.x86_rep_stosb_threshold=2048", "2.41"), 1);
     m.leaf7_ebx &= ~ERMS;
     CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36"), 0);
     m = c;
@@ -256,8 +269,9 @@ static void host(void)
     CHECK_EQ(got, want);
     CHECK_EQ(got2, has_flag(flags, "avx2"));
     CHECK_EQ(pci_preload_cpu_rtm(&c), has_flag(flags, "rtm"));
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL),
-             has_flag(flags, "erms") && strcmp(vend, "GenuineIntel") == 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, "2.36"),
+             has_flag(flags, "erms") && (strcmp(vend, "GenuineIntel") == 0 ||
+                                         strcmp(vend, "AuthenticAMD") == 0));
     CHECK_EQ(pci_preload_short_evex256(&c), has_flag(flags, "avx512f") &&
                                                 has_flag(flags, "avx512bw") &&
                                                 has_flag(flags, "avx512vl") &&
@@ -266,7 +280,7 @@ static void host(void)
     CHECK_EQ(got, 0); /* the entry is the x86-64 one only */
     CHECK_EQ(got2, 0);
     CHECK_EQ(pci_preload_short_evex256(&c), 0);
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, "2.36"), 0);
     printf("host: not x86-64, baseline\n");
 #endif
 }

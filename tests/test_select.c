@@ -11,6 +11,11 @@
 #include "plan.h"
 #include "tuning.h"
 
+/* The C library the defaults are taken under: glibc 2.36, whose memset
+ * takes rep stosb above 2048 B with ERMS (src/libc_memset.h). The
+ * selection does not depend on it; only preload_min's rule reads it. */
+static const struct pci_libc glibc_2_36 = {36, PCI_GLIBC_STOSB_DEFAULT};
+
 /* The thresholds by name. */
 #define VEC(t) ((t).v[PC_THRESHOLD_VECTOR_MAX])
 #define NT(t) ((t).v[PC_THRESHOLD_NT])
@@ -83,7 +88,7 @@ static void test_x86_subsets(void)
                     c.features |= bits[b];
             c.llc_size = (size_t)32 << 20;
             struct pci_tuning t;
-            pci_tuning_defaults(&c, &t);
+            pci_tuning_defaults(&c, &glibc_2_36, &t);
             CHECK_EQ(t.set, PCI_TUNING_ALL); /* a default for every threshold */
             for (int shift = 0; shift < 34; shift++)
                 for (int k = 0; k < PCI_NPLANS; k++) {
@@ -123,24 +128,24 @@ static void test_x86_policy(void)
     /* Defaults: Intel's NT threshold never exceeds its LLC. */
     struct pci_cpu small = {.features = PCI_F_X86_64, .vendor = PCI_VENDOR_INTEL,
                             .llc_size = (size_t)3 << 20};
-    pci_tuning_defaults(&small, &t);
+    pci_tuning_defaults(&small, &glibc_2_36, &t);
     CHECK_EQ(NT(t), (size_t)3 << 20);
     small.llc_size = (size_t)260 << 20; /* a tenant-shared L3 does not raise it */
-    pci_tuning_defaults(&small, &t);
+    pci_tuning_defaults(&small, &glibc_2_36, &t);
     CHECK_EQ(NT(t), (size_t)4 << 20);
     struct pci_cpu amd = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX512,
                           .vendor = PCI_VENDOR_AMD, .llc_size = (size_t)32 << 20};
-    pci_tuning_defaults(&amd, &t);
+    pci_tuning_defaults(&amd, &glibc_2_36, &t);
     /* AMD streams from half its LLC (16 MiB of Zen 3's and Zen 4's
      * 32 MiB), or 16 MiB where cpuid tells no LLC. */
     CHECK_EQ(NT(t), (size_t)16 << 20);
     CHECK_EQ(pci_select(&amd, &t, ((size_t)16 << 20) - 1, 0), PCI_ID_x86_stosb);
     CHECK_EQ(pci_select(&amd, &t, (size_t)16 << 20, 0), PCI_ID_x86_avx512_nt);
     amd.llc_size = (size_t)96 << 20;
-    pci_tuning_defaults(&amd, &t);
+    pci_tuning_defaults(&amd, &glibc_2_36, &t);
     CHECK_EQ(NT(t), (size_t)48 << 20);
     amd.llc_size = 0;
-    pci_tuning_defaults(&amd, &t);
+    pci_tuning_defaults(&amd, &glibc_2_36, &t);
     CHECK_EQ(NT(t), (size_t)16 << 20);
     /* With clzero, AMD streams with it; the cache-allocating plan never
      * does. */
@@ -151,7 +156,7 @@ static void test_x86_policy(void)
     /* clzero alone (no vector NT stores) still streams. */
     struct pci_cpu zen_novec = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_CLZERO,
                                 .vendor = PCI_VENDOR_AMD};
-    pci_tuning_defaults(&zen_novec, &t);
+    pci_tuning_defaults(&zen_novec, &glibc_2_36, &t);
     CHECK(COLD(t) != SIZE_MAX);
     CHECK_EQ(pci_select_kind(&zen_novec, &t, PCI_PLAN_COLD, 1 << 20), PCI_ID_x86_clzero);
 }
@@ -165,7 +170,7 @@ static void test_cold_parallel_defaults(void)
     struct pci_tuning t;
     struct pci_cpu amd = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2 | PCI_F_AVX512,
                           .vendor = PCI_VENDOR_AMD, .llc_size = (size_t)32 << 20};
-    pci_tuning_defaults(&amd, &t);
+    pci_tuning_defaults(&amd, &glibc_2_36, &t);
     CHECK_EQ(COLD(t), (size_t)4 << 10);
     CHECK(COLD(t) < VEC(t));
     CHECK_EQ(PAR(t), NT(t));
@@ -183,7 +188,7 @@ static void test_cold_parallel_defaults(void)
 
     struct pci_cpu intel = {.features = PCI_F_X86_64 | PCI_F_ERMS | PCI_F_AVX2,
                             .vendor = PCI_VENDOR_INTEL, .llc_size = (size_t)260 << 20};
-    pci_tuning_defaults(&intel, &t);
+    pci_tuning_defaults(&intel, &glibc_2_36, &t);
     CHECK_EQ(COLD(t), (size_t)4 << 10);
     CHECK_EQ(PAR(t), NT(t));
     CHECK(NT(t) != SIZE_MAX);
@@ -195,11 +200,11 @@ static void test_cold_parallel_defaults(void)
 
     /* No vector NT stores: the cold clear never streams. */
     struct pci_cpu old = {.features = PCI_F_X86_64 | PCI_F_ERMS, .vendor = PCI_VENDOR_INTEL};
-    pci_tuning_defaults(&old, &t);
+    pci_tuning_defaults(&old, &glibc_2_36, &t);
     CHECK_EQ(COLD(t), SIZE_MAX);
     struct pci_cpu arm = {.features = PCI_F_AARCH64 | PCI_F_DCZVA, .vendor = PCI_VENDOR_ARM,
                           .zva_block = 64};
-    pci_tuning_defaults(&arm, &t);
+    pci_tuning_defaults(&arm, &glibc_2_36, &t);
     CHECK_EQ(COLD(t), SIZE_MAX);
     CHECK_EQ(pci_select_kind(&arm, &t, PCI_PLAN_COLD, 1 << 20), PCI_ID_a64_dczva);
 }
@@ -270,14 +275,14 @@ static void test_other_arches(void)
     struct pci_tuning t;
     struct pci_cpu arm = {.features = PCI_F_AARCH64 | PCI_F_DCZVA,
                           .vendor = PCI_VENDOR_ARM, .zva_block = 64};
-    pci_tuning_defaults(&arm, &t);
+    pci_tuning_defaults(&arm, &glibc_2_36, &t);
     CHECK_EQ(pci_select(&arm, &t, 255, 0), PCI_ID_a64_stp);
     CHECK_EQ(pci_select(&arm, &t, 256, 0), PCI_ID_a64_dczva);
     check_plan_matches(&arm, &t, 0);
     struct pci_cpu dzp = {.features = PCI_F_AARCH64, .vendor = PCI_VENDOR_ARM};
     CHECK_EQ(pci_select(&dzp, &t, (size_t)1 << 30, 0), PCI_ID_a64_stp);
     struct pci_cpu none = {0};
-    pci_tuning_defaults(&none, &t);
+    pci_tuning_defaults(&none, &glibc_2_36, &t);
     CHECK_EQ(pci_select(&none, &t, 1 << 20, 0), PCI_ID_generic);
     check_plan_matches(&none, &t, 0);
 }
@@ -290,7 +295,7 @@ static void test_forced(void)
                         .vendor = PCI_VENDOR_INTEL, .llc_size = 1 << 20};
     struct pci_tuning t;
     struct pci_plan p;
-    pci_tuning_defaults(&c, &t);
+    pci_tuning_defaults(&c, &glibc_2_36, &t);
     pci_plan_build(&c, &t, PCI_ID_x86_stosq, 0, &p);
     CHECK_EQ(p.n, 1);
     CHECK_EQ(p.id[0], PCI_ID_x86_stosq);
@@ -316,7 +321,7 @@ static void test_overlay(void)
                                            [PC_THRESHOLD_PARALLEL_NT] = 1 << 20},
                                      .set = 1u << PC_THRESHOLD_NT |
                                             1u << PC_THRESHOLD_PARALLEL_NT};
-    pci_tuning_defaults(&c, &d);
+    pci_tuning_defaults(&c, &glibc_2_36, &d);
     t = d;
     pci_tuning_overlay(&t, &layer);
     CHECK_EQ(VEC(t), VEC(d));
