@@ -15,7 +15,9 @@
  *   parallel_nt_threshold  the same with every core clearing its share at
  *                          once (pc_clear_parallel); use, warm
  *   preload_min            the C library's memset vs pc_clear, from
- *                          nt_threshold on; use, warm (tune_preload.c)
+ *                          nt_threshold on (from the built-in
+ *                          preload_min where that is lower); use, warm
+ *                          (tune_preload.c)
  * Runs are interleaved; the table behind each choice is printed with it.
  */
 #include <errno.h>
@@ -41,6 +43,7 @@
 #include "tune_parallel.h"
 #include "tune_clean.h"
 #include "tune_glibc.h"
+#include "tune_options.h"
 #include "tune_preload.h"
 #include "tune_report.h"
 #include "units.h"
@@ -48,11 +51,6 @@
 /* ~2-6 ms per run at 10-30 GB/s: above the clock's resolution by far; 3
  * primitives and memset x 3 states x 17 sizes x 16 runs: durations.h. */
 #define BYTES_PER_RUN (64 * MIB)
-/* The medians' standard error falls with the square root of the runs:
- * 15 runs put it near 3% with this guest's ~10% run-to-run spread, and
- * tune near a minute on 2 cores. */
-#define DEFAULT_RUNS 15
-#define QUICK_RUNS 5
 /* The grid the one-thread thresholds are placed on: from a page to the
  * size where every crossover measured lies well behind (the streaming
  * ones at 4-32 MiB on the machines in docs/measurements.md), by twos
@@ -70,9 +68,12 @@ enum store {
     STORE_VECTOR, /* vector stores, where the host has them */
     STORE_STREAM, /* streaming stores, where the host has them */
     STORE_MEMSET, /* not the selection's: the C library's memset */
-    STORE_TEMPORAL /* not a primitive: what runs below a streaming
-                      threshold, vector stores below vector_max and the
-                      string instruction from it */
+    STORE_TEMPORAL, /* not a primitive: what runs below a streaming
+                       threshold, vector stores below vector_max and the
+                       string instruction from it */
+    STORE_PC_CLEAR  /* not a primitive: what pc_clear runs with the
+                       thresholds chosen, temporal below nt_threshold and
+                       streaming from it */
 };
 #define NSTORES 4 /* the functions among them */
 
@@ -84,8 +85,10 @@ struct recipe {
     size_t span;          /* the grid's sizes up to span (0: all of them) */
     int above_vector_max; /* candidates from vector_max up: below it vector
                              stores run whatever this threshold says */
-    int from_nt;          /* candidates from nt_threshold up, the only sizes
-                             measured, decided by tune_preload.c */
+    int from_nt;          /* candidates from nt_threshold up (or from the
+                             built-in preload_min, where that is lower),
+                             the only sizes measured, decided by
+                             tune_preload.c */
     int all_cores;        /* every core clearing its share at once, over
                              extents of its own (shares of 64 MiB and up,
                              where pc_clear_parallel uses several threads) */
@@ -109,8 +112,10 @@ static const struct recipe recipes[PC_NTHRESHOLDS] = {
     [PC_THRESHOLD_PARALLEL_NT] = {.a = STORE_STRING, .b = STORE_STREAM,
                                   .contract = CLI_CONTRACT_CLEAR, .all_cores = 1,
                                   .fallback = PC_THRESHOLD_NT},
-    /* from nt_threshold pc_clear runs streaming stores; never below it */
-    [PC_THRESHOLD_PRELOAD_MIN] = {.a = STORE_MEMSET, .b = STORE_STREAM,
+    /* pc_clear as it runs: streaming from nt_threshold, and below it,
+     * where the built-in rule sees a C library whose memset never takes
+     * rep stosb (src/defaults.c), the string instruction */
+    [PC_THRESHOLD_PRELOAD_MIN] = {.a = STORE_MEMSET, .b = STORE_PC_CLEAR,
                                   .contract = CLI_CONTRACT_CLEAR, .from_nt = 1,
                                   .fallback = PC_THRESHOLD_NT},
 };
@@ -118,12 +123,7 @@ static const struct recipe recipes[PC_NTHRESHOLDS] = {
 #define MAX_SHARES 4
 
 struct tune {
-    /* the options */
-    const char *out; /* NULL: the user's profile path */
-    int quick;
-    int if_needed;   /* measure only if out is missing or refused here */
-    unsigned long runs;
-    enum cli_format fmt;
+    struct cli_tune_opts o;
     /* the run */
     FILE *rep;                    /* the tables: stdout, or stderr when the
                                      profile goes to stdout */
@@ -139,89 +139,6 @@ struct tune {
     struct cli_xover x;
     struct cli_records rs;
 };
-
-void cli_tune_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: pageclear tune [-o FILE|-] [--if-needed] [--quick] [-n RUNS]\n"
-            "                      [--json|--csv]\n"
-            "  measures this machine's crossovers (vector vs string stores, temporal vs\n"
-            "  streaming stores, one thread and all cores) in the cache states warm,\n"
-            "  cold and use, and writes a profile: the library reads the one at the\n"
-            "  default path at start, another when PAGECLEAR_PROFILE=FILE says so;\n"
-            "  for programs without pageclear it ends with the GLIBC_TUNABLES setting\n"
-            "  closest to what it measured, checked by timing memset under it\n"
-            "  -o FILE   where to write it; '-' prints it (default:\n"
-            "            $XDG_CONFIG_HOME/pageclear/profile, ~/.config/pageclear/profile)\n"
-            "  --if-needed\n"
-            "            keep FILE if the library takes it on this machine; measure\n"
-            "            only if it is missing or refused (another CPU, malformed, ...)\n"
-            "  --quick   fewer sizes and %d runs: %s (without: %s) on\n"
-            "            %s\n"
-            "  -n RUNS   interleaved runs per measurement (default %d)\n",
-            QUICK_RUNS, CLI_TUNE_QUICK_TIME, CLI_TUNE_TIME, CLI_TIME_MACHINE, DEFAULT_RUNS);
-}
-
-static int parse(int argc, char **argv, struct tune *t)
-{
-    t->runs = DEFAULT_RUNS;
-    int have_runs = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *v;
-        if (cli_parse_format(argv[i], &t->fmt))
-            continue;
-        if (strcmp(argv[i], "--quick") == 0) {
-            t->quick = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "--if-needed") == 0) {
-            t->if_needed = 1;
-            continue;
-        }
-        static const struct cli_opt spec[] = {{'o', "--output"}, {'n', "--runs"}, {0, NULL}};
-        int key = cli_opt_value(spec, "tune", argc, argv, &i, &v);
-        if (key < 0)
-            return cli_tune_usage(stderr), -1;
-        if (key == 'o') {
-            if (*v == '\0') {
-                cli_error("tune: -o needs a file name, or '-' for standard output");
-                return -1;
-            }
-            t->out = v;
-        } else if (cli_uint("-n", v, 2, 60, &t->runs) != 0) {
-            return -1;
-        } else {
-            have_runs = 1;
-        }
-    }
-    if (t->quick && !have_runs)
-        t->runs = QUICK_RUNS;
-    int to_stdout = t->out != NULL && strcmp(t->out, "-") == 0;
-    if (t->fmt != CLI_FMT_DEFAULT && to_stdout) {
-        cli_error("tune: -o - prints the profile, --json/--csv the measurements: choose one");
-        return -1;
-    }
-    if (t->if_needed && to_stdout) {
-        cli_error("tune: --if-needed keeps or replaces a file: give -o FILE, not -o -");
-        return -1;
-    }
-    return 0;
-}
-
-/* Where the profile goes: -o's, else the user's profile path. 0, or -1
- * after a message. */
-static int destination(struct tune *t)
-{
-    static char path[4096];
-    if (t->out != NULL)
-        return 0;
-    if (cli_profile_path(path, sizeof(path)) != 0) {
-        cli_error("tune: neither XDG_CONFIG_HOME nor HOME is set: give -o FILE");
-        return -1;
-    }
-    t->out = path;
-    return 0;
-}
 
 /* The selection's primitives, as the library names them (cli_roles): the
  * string instruction always, vector and streaming stores where the host
@@ -262,19 +179,21 @@ static int pick_primitives(struct tune *t)
 
 static const char *store_name(const struct tune *t, enum store s)
 {
-    return s == STORE_TEMPORAL ? "temporal" : t->fns[t->fn[s]].name;
+    return s == STORE_TEMPORAL   ? "temporal"
+           : s == STORE_PC_CLEAR ? "pc_clear"
+                                 : t->fns[t->fn[s]].name;
 }
 
 /* The sizes measured: the grid's, and the all-cores extents (those that
  * leave the machine three quarters of its free memory). */
 static void pick_sizes(struct tune *t)
 {
-    for (size_t sz = GRID_MIN; sz <= GRID_MAX; sz *= t->quick ? 4 : 2)
+    for (size_t sz = GRID_MIN; sz <= GRID_MAX; sz *= t->o.quick ? 4 : 2)
         t->sizes[t->nsize++] = sz;
     static const size_t full[MAX_SHARES] = {128 * MIB, 256 * MIB, 512 * MIB, GIB};
     static const size_t quick[] = {128 * MIB, 512 * MIB};
-    const size_t *s = t->quick ? quick : full;
-    size_t n = t->quick ? sizeof(quick) / sizeof(quick[0]) : MAX_SHARES;
+    const size_t *s = t->o.quick ? quick : full;
+    size_t n = t->o.quick ? sizeof(quick) / sizeof(quick[0]) : MAX_SHARES;
     size_t avail = cli_mem_available();
     while (n > 0 && avail && s[n - 1] > avail / 4)
         n--;
@@ -295,7 +214,7 @@ static void print_header(const struct tune *t)
     fprintf(t->rep, "# pageclear tune: %s, family %u model %u stepping %u, LLC %s%s; %lu runs%s\n",
             h.vendor, h.family, h.model, h.stepping,
             h.llc_size ? cli_fmt_size(h.llc_size, s, sizeof(s)) : "unknown",
-            h.hypervisor ? ", under a hypervisor" : "", t->runs, t->quick ? ", --quick" : "");
+            h.hypervisor ? ", under a hypervisor" : "", t->o.runs, t->o.quick ? ", --quick" : "");
     fprintf(t->rep, "# primitives: string %s%s%s%s%s\n", store_name(t, STORE_STRING),
             has_v ? ", vector " : "", has_v ? store_name(t, STORE_VECTOR) : "",
             has_n ? ", streaming " : "", has_n ? store_name(t, STORE_STREAM) : "");
@@ -303,6 +222,16 @@ static void print_header(const struct tune *t)
         fprintf(t->rep, "# %s: %s\n", cli_cache_name((enum cli_cache)c),
                 cli_cache_what((enum cli_cache)c));
     fflush(t->rep);
+}
+
+/* The least size a from_nt recipe measures: nt_threshold, or the
+ * built-in preload_min where that is lower (its rule found a C library
+ * whose memset never takes rep stosb, so that pc_clear's string
+ * instruction may beat it below nt_threshold too). */
+static size_t from_nt(const struct tune *t)
+{
+    size_t nt = t->chosen.nt_threshold;
+    return t->dflt.preload_min < nt ? t->dflt.preload_min : nt;
 }
 
 /* Why recipe r cannot be measured here, or NULL. */
@@ -318,7 +247,7 @@ static const char *unmeasurable(const struct tune *t, const struct recipe *r)
         return "no C library memset to measure";
     if (r->from_nt && t->chosen.nt_threshold == PC_NEVER)
         return "pc_clear never streams";
-    if (r->from_nt && t->chosen.nt_threshold > t->sizes[t->nsize - 1])
+    if (r->from_nt && from_nt(t) > t->sizes[t->nsize - 1])
         return "nt_threshold lies above the sizes measured";
     if (r->all_cores && t->threads < 2)
         return "one CPU";
@@ -330,6 +259,8 @@ static const char *unmeasurable(const struct tune *t, const struct recipe *r)
 /* The grid's index of what store s runs at size index i. */
 static size_t fn_at(const struct tune *t, enum store s, size_t i)
 {
+    if (s == STORE_PC_CLEAR)
+        s = t->sizes[i] >= t->chosen.nt_threshold ? STORE_STREAM : STORE_TEMPORAL;
     if (s != STORE_TEMPORAL)
         return t->fn[s];
     int vector = t->fn[STORE_VECTOR] != SIZE_MAX && t->sizes[i] < t->chosen.vector_max;
@@ -339,8 +270,8 @@ static size_t fn_at(const struct tune *t, enum store s, size_t i)
 /* x's figures for recipe r from the grid. */
 static void from_grid(const struct tune *t, const struct recipe *r, struct cli_xover *x)
 {
-    size_t off = 0; /* from_nt: the sizes below nt_threshold are not x's */
-    while (r->from_nt && off < t->nsize && t->sizes[off] < t->chosen.nt_threshold)
+    size_t off = 0; /* from_nt: the sizes below from_nt() are not x's */
+    while (r->from_nt && off < t->nsize && t->sizes[off] < from_nt(t))
         off++;
     x->sizes = t->sizes + off;
     x->n = 0;
@@ -372,7 +303,7 @@ static void fall_back(struct tune *t, int i, const struct pc_threshold_info *ti,
         struct pc_threshold_info src;
         pc_threshold_info(from, &src);
         pc_tuning_get(&t->chosen, from, &v);
-        if (t->fmt == CLI_FMT_DEFAULT)
+        if (t->o.fmt == CLI_FMT_DEFAULT)
             fprintf(t->rep, "\n## %s: not measured (%s); set to %s\n", ti->key, why, src.key);
     }
     pc_tuning_set(&t->chosen, i, v);
@@ -390,7 +321,7 @@ static int tune_one(struct tune *t, int i)
         return 0;
     }
     struct cli_xover *x = &t->x;
-    *x = (struct cli_xover){.runs = t->runs};
+    *x = (struct cli_xover){.runs = t->o.runs};
     for (int c = 0; c < CLI_NCACHE; c++)
         x->tol[c] = cli_contract_tol(r->contract, (enum cli_cache)c);
     pc_tuning_get(&t->dflt, i, &x->dflt);
@@ -400,7 +331,7 @@ static int tune_one(struct tune *t, int i)
         x->sizes = t->shares;
         x->n = t->nshare;
         if (cli_tune_parallel(t->fns[t->fn[r->a]].kind, t->fns[t->fn[r->b]].kind, t->threads,
-                              t->runs, x) != 0)
+                              t->o.runs, x) != 0)
             return -1;
     }
     struct cli_decision d;
@@ -420,13 +351,15 @@ static int tune_one(struct tune *t, int i)
                   cli_thr_str(v, s, sizeof(s)));
         return -1;
     }
-    cli_tune_report(t->rep, &t->rs, t->fmt, t->runs, ti.key, store_name(t, r->a),
+    cli_tune_report(t->rep, &t->rs, t->o.fmt, t->o.runs, ti.key, store_name(t, r->a),
                     store_name(t, r->b), x, &d, x->dflt, r->all_cores ? t->threads : 1);
-    if (r->from_nt && t->fmt == CLI_FMT_DEFAULT)
-        fprintf(t->rep, "(%s: the smallest size from nt_threshold on where %s, what pc_clear "
-                        "runs there, is not behind %s beyond the noise, there and above)\n",
-                ti.key, store_name(t, r->b), store_name(t, r->a));
-    if (past && t->fmt == CLI_FMT_DEFAULT)
+    if (r->from_nt && t->o.fmt == CLI_FMT_DEFAULT)
+        fprintf(t->rep, "(%s: the smallest size from %s on where pc_clear, as it runs there, "
+                        "is not behind %s beyond the noise, there and above)\n",
+                ti.key,
+                from_nt(t) < t->chosen.nt_threshold ? "the built-in preload_min" : "nt_threshold",
+                store_name(t, r->a));
+    if (past && t->o.fmt == CLI_FMT_DEFAULT)
         fprintf(t->rep, "(%s is ahead at every size measured; %s cannot be never, so it is set "
                         "past the largest)\n", store_name(t, r->a), ti.key);
     return 0;
@@ -435,10 +368,10 @@ static int tune_one(struct tune *t, int i)
 static int run(struct tune *t)
 {
     uint64_t t0 = cli_now_ns();
-    if (destination(t) != 0)
+    if (cli_tune_destination(&t->o) != 0)
         return CLI_EXIT_RUNTIME;
-    int to_stdout = strcmp(t->out, "-") == 0;
-    if (!to_stdout && cli_check_writable(t->out) != 0)
+    int to_stdout = strcmp(t->o.out, "-") == 0;
+    if (!to_stdout && cli_check_writable(t->o.out) != 0)
         return CLI_EXIT_RUNTIME;
     /* With -o - the profile owns stdout; what tune has to say goes to
      * stderr. */
@@ -448,11 +381,11 @@ static int run(struct tune *t)
     if (pick_primitives(t) != 0)
         return CLI_EXIT_RUNTIME;
     pick_sizes(t);
-    if (t->fmt == CLI_FMT_DEFAULT)
+    if (t->o.fmt == CLI_FMT_DEFAULT)
         print_header(t);
     t->grid = (struct cli_grid){.fns = t->fns, .nfn = t->nfn, .sizes = t->sizes,
                                 .nsize = t->nsize, .states = (1u << CLI_NCACHE) - 1,
-                                .runs = t->runs, .bytes_per_run = BYTES_PER_RUN};
+                                .runs = t->o.runs, .bytes_per_run = BYTES_PER_RUN};
     if (cli_grid_run(&t->grid, "tune") != 0)
         return CLI_EXIT_RUNTIME;
     int rc = 0;
@@ -461,19 +394,19 @@ static int run(struct tune *t)
     cli_grid_free(&t->grid);
     if (rc != 0)
         return CLI_EXIT_RUNTIME;
-    cli_tune_glibc(t->rep, &t->rs, t->fmt, &t->chosen, t->quick, t->runs);
+    cli_tune_glibc(t->rep, &t->rs, t->o.fmt, &t->chosen, t->o.quick, t->o.runs);
     double secs = (double)(cli_now_ns() - t0) / 1e9;
-    if (cli_tune_write(t->out, &t->chosen, t->quick, t->runs, secs) != 0)
+    if (cli_tune_write(t->o.out, &t->chosen, t->o.quick, t->o.runs, secs) != 0)
         return CLI_EXIT_RUNTIME;
-    if (t->fmt != CLI_FMT_DEFAULT) {
-        cli_records_print(stdout, t->fmt, &t->rs);
+    if (t->o.fmt != CLI_FMT_DEFAULT) {
+        cli_records_print(stdout, t->o.fmt, &t->rs);
         fputs("pageclear: tune ", stderr);
-        cli_tune_written(stderr, t->out, secs);
+        cli_tune_written(stderr, t->o.out, secs);
         return 0;
     }
     cli_tune_summary(t->rep, &t->chosen);
     if (!to_stdout)
-        cli_tune_written(t->rep, t->out, secs);
+        cli_tune_written(t->rep, t->o.out, secs);
     else
         fprintf(t->rep, "took %.0f s\n", secs);
     return 0;
@@ -484,15 +417,15 @@ int cli_tune(int argc, char **argv)
     static struct tune t;
     if (cli_tune_memset_wanted()) /* tune_glibc.c's timing process */
         return cli_tune_memset_child();
-    int rc = parse(argc, argv, &t);
+    int rc = cli_tune_parse(argc, argv, &t.o);
     if (rc != 0)
         return CLI_EXIT_USAGE;
     /* --if-needed decides before anything is set aside or measured; the
      * run cli_tune_clean_selection starts again has been decided for. */
-    if (t.if_needed && getenv("PAGECLEAR_TUNE_CLEAN") == NULL) {
-        if (destination(&t) != 0)
+    if (t.o.if_needed && getenv("PAGECLEAR_TUNE_CLEAN") == NULL) {
+        if (cli_tune_destination(&t.o) != 0)
             return CLI_EXIT_RUNTIME;
-        if (cli_tune_if_needed(t.out, t.fmt == CLI_FMT_DEFAULT ? stdout : stderr))
+        if (cli_tune_if_needed(t.o.out, t.o.fmt == CLI_FMT_DEFAULT ? stdout : stderr))
             return 0;
     }
     cli_tune_clean_selection(cli_argv);

@@ -10,7 +10,8 @@
 #include "decide.h"
 
 /* x: the C library's memset (a) against pc_clear with the thresholds tune
- * chose (b), at the ladder's sizes from nt_threshold on, in the states
+ * chose (b), at the ladder's sizes from nt_threshold on (or the built-in
+ * preload_min, where that is lower), in the states
  * x->tol weighs. d->threshold: the smallest size from which b is not
  * behind a beyond the noise in any weighed state, at that size and every
  * larger one; SIZE_MAX (never) if b is behind at the largest. d's worst
