@@ -65,14 +65,15 @@ int cli_glibc_tunables(char *buf, size_t n, const char *existing, size_t stosb,
             e++;
     }
     if (stosb != 0) {
-        w = snprintf(buf + used, n - used, "%s%s=%zu", used ? ":" : "", PCI_GLIBC_STOSB_TUNABLE, stosb);
+        w = snprintf(buf + used, n - used, "%s%s=%zu", used ? ":" : "", PCI_GLIBC_STOSB_TUNABLE,
+                     stosb);
         if (w < 0 || (size_t)w >= n - used)
             return -1;
         used += (size_t)w;
     }
     if (memset_nt != 0) {
-        w = snprintf(buf + used, n - used, "%s%s=%zu", used ? ":" : "", PCI_GLIBC_MEMSET_NT_TUNABLE,
-                     memset_nt);
+        w = snprintf(buf + used, n - used, "%s%s=%zu", used ? ":" : "",
+                     PCI_GLIBC_MEMSET_NT_TUNABLE, memset_nt);
         if (w < 0 || (size_t)w >= n - used)
             return -1;
         used += (size_t)w;

@@ -90,13 +90,13 @@ static void glibc_tunables(void)
     printf("memset:         %s (GLIBC_TUNABLES=%s)\n", cli_libc_version(), env ? env : "unset");
     /* What the library's rules take it to do with a long call
      * (src/libc_memset.h); preload_min's default follows it. */
-    const struct pci_libc *l = pci_libc();
-    if (l->stosb_above == PCI_LIBC_UNKNOWN)
+    size_t stosb = pci_libc()->stosb_above;
+    if (stosb == PCI_LIBC_UNKNOWN)
         printf("  rep stosb: not known to pageclear's rules (they take it as under glibc 2.36)\n");
-    else if (l->stosb_above == PC_NEVER)
+    else if (stosb == PC_NEVER)
         printf("  rep stosb: never (vector stores at every length)\n");
     else
-        printf("  rep stosb: above %zu B\n", l->stosb_above);
+        printf("  rep stosb: above %zu B\n", stosb);
     if (cli_libc_tunables(tun, sizeof(tun)) == 0)
         return;
     for (char *l = strtok(tun, "\n"); l != NULL; l = strtok(NULL, "\n"))

@@ -488,7 +488,10 @@ struct pc_tuning {
 };
 
 /* Fill *t with the library's built-in defaults for this host (what applies
- * with no profile and no PAGECLEAR_* variable). Returns -EINVAL for NULL. */
+ * with no profile and no PAGECLEAR_* variable): its CPU and, for
+ * preload_min, what its C library's memset does (the version and
+ * GLIBC_TUNABLES, read once, at the first call that needs them). Returns
+ * -EINVAL for NULL. */
 PC_API int pc_tuning_defaults(struct pc_tuning *t, size_t tsize);
 #define pc_tuning_defaults(t) (pc_tuning_defaults)((t), sizeof(struct pc_tuning))
 
