@@ -225,13 +225,15 @@ static void print_header(const struct tune *t)
 }
 
 /* The least size a from_nt recipe measures: nt_threshold, or the
- * built-in preload_min where that is lower (its rule found a C library
- * whose memset never takes rep stosb, so that pc_clear's string
- * instruction may beat it below nt_threshold too). */
+ * built-in preload_min where its rule put it below the built-in
+ * nt_threshold (a C library whose memset never takes rep stosb, which
+ * pc_clear's string instruction may beat below nt_threshold too) and it
+ * is lower. Elsewhere the built-in preload_min only follows the built-in
+ * nt_threshold and says nothing about the one tune chose. */
 static size_t from_nt(const struct tune *t)
 {
-    size_t nt = t->chosen.nt_threshold;
-    return t->dflt.preload_min < nt ? t->dflt.preload_min : nt;
+    size_t nt = t->chosen.nt_threshold, p = t->dflt.preload_min;
+    return p < t->dflt.nt_threshold && p < nt ? p : nt;
 }
 
 /* Why recipe r cannot be measured here, or NULL. */

@@ -7,7 +7,8 @@
 # --if-needed keeps a profile the library takes and measures where there
 # is none or it is refused; check judges each library function in its
 # contract's states and nowhere else; JSON against the schema. Tune
-# measures preload_min (never below nt_threshold) and ends with one
+# measures preload_min (never below nt_threshold where the C library's
+# memset takes rep stosb) and ends with one
 # "glibc tunables:" line: a GLIBC_TUNABLES setting, appended to the
 # user's, or none and why.
 # Usage: cli_tune.sh PAGECLEAR SOURCE_DIR
@@ -82,7 +83,8 @@ assert said, text
 for key, value in said:
     assert size(value) == size(prof[key]), (key, value, prof[key])
 PY
-# preload_min is measured from nt_threshold on, never below it.
+# preload_min is measured from nt_threshold on, never below it where the
+# C library's memset takes rep stosb.
 python3 - "$tmp/tune.txt" "$HOME/.config/pageclear/profile" <<'PY' || bad "preload_min"
 import re, sys
 def size(s):
@@ -92,7 +94,10 @@ def size(s):
     return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2) or " "))
 text = open(sys.argv[1]).read()
 prof = dict(re.findall(r"^(\w+) = (\S+)$", open(sys.argv[2]).read(), re.M))
-assert size(prof["preload_min"]) >= size(prof["nt_threshold"]), prof
+# (or from the built-in preload_min, where its rule put that below
+# nt_threshold: a C library whose memset never takes rep stosb)
+if "from the built-in preload_min on" not in text:
+    assert size(prof["preload_min"]) >= size(prof["nt_threshold"]), prof
 # measured (its table) where pc_clear streams within the ladder, else
 # set to nt_threshold and said so
 assert re.search(r"^## preload_min: (glibc below, \S+ from it|not measured \(.+\); "
