@@ -199,7 +199,7 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  *   served from the 260 MiB LLC), 1.01-1.22 at 32 MiB. So from 32 MiB,
  *   giving up `use`'s 1.4x at 16 MiB for never losing `warm`.
  * - Where the C library's memset never takes rep stosb on AMD (glibc
- *   2.41 on, libc_memset.h: its vector loop at every size), the premise
+ *   2.40 on, libc_memset.h: its vector loop at every size), the premise
  *   above fails: below nt_threshold pc_clear's rep stosb outruns that
  *   loop. Zen 5 guest under glibc 2.41 (`scripts/preload_states.py
  *   --states warm,use,cold --passes 3 --min 8M --glibc

@@ -12,10 +12,11 @@
 #include "libc_memset.h"
 
 /* The least glibc 2 minor version with x86_rep_stosb_threshold, and the
- * versions whose default on AMD each branch below knows. */
+ * versions whose default on AMD each branch below knows (libc_memset.h
+ * says how each is known; 2.39 is either, by its maintenance updates). */
 #define GLIBC_STOSB_TUNABLE_SINCE 33
-#define GLIBC_AMD_STOSB_LAST 36
-#define GLIBC_AMD_NEVER_SINCE 41
+#define GLIBC_AMD_STOSB_LAST 38
+#define GLIBC_AMD_NEVER_SINCE 40
 
 static int digit(char c)
 {

@@ -56,12 +56,16 @@ int pci_glibc_tunable(const char *tunables, const char *name, size_t *v);
  *   neither vendor: unknown;
  * - without ERMS: never (glibc then picks a memset without rep stosb);
  * - Intel: 2048 (the threshold's default) on every version from 2.33;
- * - AMD under 2.33 to 2.36: 2048 (glibc 2.36 on the Zen 5 guest runs
+ * - AMD under 2.33 to 2.38: 2048 (glibc 2.36 on the Zen 5 guest runs
  *   __memset_avx512_unaligned_erms with 2048, gdb and ld.so
- *   --list-tunables); from 2.41: never (2.41 sets the threshold to
- *   SIZE_MAX on AMD, its --list-tunables on the Zen 5 guest, and loops at
- *   every size; later versions are taken to do the same); 2.37 to 2.40
- *   were not measured: unknown;
+ *   --list-tunables; 2.37 and 2.38 set the same default, their sources
+ *   and maintenance branches read); from 2.40: never (2.41 sets the
+ *   threshold to SIZE_MAX on AMD, its --list-tunables on the Zen 5 guest,
+ *   and loops at every size, gdb; 2.40's sources set it so first, and
+ *   later versions are taken to do the same); 2.39: unknown, as its
+ *   release set 2048 and its maintenance updates SIZE_MAX, both calling
+ *   themselves "2.39" (docs/preload-measured.md, "The C library's
+ *   versions");
  * - PCI_GLIBC_STOSB_TUNABLE set (from 1, glibc's least): its value on
  *   either vendor, glibc taking it over its default;
  * - any other entry holding "stosb", "erms" (glibc.cpu.hwcaps=-ERMS) or

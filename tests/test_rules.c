@@ -294,7 +294,14 @@ static void under_glibc_2_41(void)
     CHECK_EQ(l.stosb_above, 1 * MIB);
     pci_tuning_defaults(&c, &l, &t);
     CHECK_EQ(t.v[PC_THRESHOLD_PRELOAD_MIN], 32 * MIB);
-    const char *unknown[] = {"2.38", NULL, "1.0"};
+    /* 2.40 as 2.41 (the same default on AMD); 2.38 as 2.36 */
+    l = (struct pci_libc){40, pci_libc_stosb_above(c.vendor, 1, "2.40", NULL)};
+    pci_tuning_defaults(&c, &l, &t);
+    CHECK_EQ(t.v[PC_THRESHOLD_PRELOAD_MIN], 16 * MIB);
+    l = (struct pci_libc){38, pci_libc_stosb_above(c.vendor, 1, "2.38", NULL)};
+    pci_tuning_defaults(&c, &l, &t);
+    CHECK_EQ(t.v[PC_THRESHOLD_PRELOAD_MIN], 32 * MIB);
+    const char *unknown[] = {"2.39", NULL, "1.0"};
     for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
         l = (struct pci_libc){pci_glibc_minor(unknown[i]),
                               pci_libc_stosb_above(c.vendor, 1, unknown[i], NULL)};
