@@ -38,7 +38,7 @@ int pci_preload_short_avx2(const struct pci_cpuid *c);
  * (gnu_get_libc_version(), or NULL), so that the AVX-512 copy may store
  * them so too and skip the jump to it (entry_x86_64_v4.c): where
  * src/libc_memset.h's rule (pci_libc_stosb_above) gives 2048 B, as it
- * does with ERMS on Intel from glibc 2.33 and on AMD under 2.33 to 2.38
+ * does with ERMS on Intel from glibc 2.26 and on AMD under 2.26 to 2.38
  * (where glibc 2.40 on streams from, 131 MiB on the Intel guest, is far
  * above 64 KiB; docs/preload-below-threshold.md). Else 0, the C library's
  * version or a tunable unknown to the rule included. */

@@ -11,10 +11,12 @@
 #include "pageclear.h"
 #include "libc_memset.h"
 
-/* The least glibc 2 minor version with x86_rep_stosb_threshold, and the
+/* The least glibc 2 minor version whose memset picks its rep stosb
+ * variant by ERMS alone, the least with x86_rep_stosb_threshold, and the
  * versions whose default on AMD each branch below knows (libc_memset.h
  * says how each is known; 2.39 is either, by its maintenance updates). */
-#define GLIBC_STOSB_TUNABLE_SINCE 33
+#define GLIBC_ERMS_MEMSET_SINCE 26
+#define GLIBC_STOSB_TUNABLE_SINCE 32
 #define GLIBC_AMD_STOSB_LAST 38
 #define GLIBC_AMD_NEVER_SINCE 40
 
@@ -132,7 +134,7 @@ size_t pci_libc_stosb_above(enum pci_vendor vendor, int erms, const char *versio
                             const char *tunables)
 {
     int minor = pci_glibc_minor(version);
-    if (minor < GLIBC_STOSB_TUNABLE_SINCE ||
+    if (minor < GLIBC_ERMS_MEMSET_SINCE ||
         (vendor != PCI_VENDOR_INTEL && vendor != PCI_VENDOR_AMD))
         return PCI_LIBC_UNKNOWN;
     if (other_mover(tunables))
@@ -142,7 +144,9 @@ size_t pci_libc_stosb_above(enum pci_vendor vendor, int erms, const char *versio
     size_t set;
     switch (pci_glibc_tunable(tunables, PCI_GLIBC_STOSB_TUNABLE, &set)) {
     case 1:
-        return set >= 1 ? set : PCI_LIBC_UNKNOWN; /* glibc ignores 0 */
+        /* before the tunable, glibc ignores it, unless a distribution
+         * brought it in: unknown; from it, 0 is ignored */
+        return minor >= GLIBC_STOSB_TUNABLE_SINCE && set >= 1 ? set : PCI_LIBC_UNKNOWN;
     case -1:
         return PCI_LIBC_UNKNOWN;
     default:

@@ -52,14 +52,16 @@ int pci_glibc_tunable(const char *tunables, const char *name, size_t *v);
  * vendor with (erms 1) or without ERMS, under the tunables string
  * tunables (GLIBC_TUNABLES, or NULL): its x86_rep_stosb_threshold there.
  * PC_NEVER where it never does; PCI_LIBC_UNKNOWN where that is not known:
- * - not glibc 2.33 or later (2.33 brought the tunable), or a CPU of
- *   neither vendor: unknown;
+ * - not glibc 2.26 or later (from 2.26 memset takes its rep stosb
+ *   variant wherever the CPU has ERMS), or a CPU of neither vendor:
+ *   unknown;
  * - without ERMS: never (glibc then picks a memset without rep stosb);
- * - Intel: 2048 (the threshold's default) on every version from 2.33;
- * - AMD under 2.33 to 2.38: 2048 (glibc 2.36 on the Zen 5 guest runs
+ * - Intel: 2048 on every version from 2.26 (a fixed 2048 up to 2.31, the
+ *   tunable's default from 2.32, which brought it);
+ * - AMD under 2.26 to 2.38: 2048 (glibc 2.36 on the Zen 5 guest runs
  *   __memset_avx512_unaligned_erms with 2048, gdb and ld.so
- *   --list-tunables; 2.37 and 2.38 set the same default, their sources
- *   and maintenance branches read); from 2.40: never (2.41 sets the
+ *   --list-tunables; the other versions' sources and maintenance
+ *   branches read: the same 2048); from 2.40: never (2.41 sets the
  *   threshold to SIZE_MAX on AMD, its --list-tunables on the Zen 5 guest,
  *   and loops at every size, gdb; 2.40's sources set it so first, and
  *   later versions are taken to do the same); 2.39: unknown, as its
@@ -67,7 +69,8 @@ int pci_glibc_tunable(const char *tunables, const char *name, size_t *v);
  *   themselves "2.39" (docs/preload-measured.md, "The C library's
  *   versions");
  * - PCI_GLIBC_STOSB_TUNABLE set (from 1, glibc's least): its value on
- *   either vendor, glibc taking it over its default;
+ *   either vendor, glibc taking it over its default; before 2.32, which
+ *   ignores it unless its distribution brought the tunable in: unknown;
  * - any other entry holding "stosb", "erms" (glibc.cpu.hwcaps=-ERMS) or
  *   "non_temporal" (streaming from a length this rule does not follow),
  *   in any case, or the threshold set to what pci_glibc_tunable cannot

@@ -92,13 +92,22 @@ static void rule(void)
     /* 2.39's release and its maintenance updates differ on AMD */
     CHECK_EQ(pci_libc_stosb_above(A, 1, "2.39", NULL), PCI_LIBC_UNKNOWN);
     CHECK_EQ(pci_libc_stosb_above(A, 1, "2.39.1", NULL), PCI_LIBC_UNKNOWN);
-    for (int m = 33; m <= 43; m++) {
+    for (int m = 26; m <= 43; m++) {
         char v[8];
         snprintf(v, sizeof(v), "2.%d", m);
         CHECK_EQ(pci_libc_stosb_above(I, 1, v, NULL), 2048);
     }
-    /* not glibc 2.33 or later, or neither vendor: unknown */
-    static const char *const old[] = {NULL, "", "2.32", "2.31", "1.0", "musl"};
+    /* 2.26-2.31: a fixed 2048 on both vendors; a tunable set there is
+     * ignored by the release, honoured by a distribution's backport */
+    CHECK_EQ(pci_libc_stosb_above(A, 1, "2.26", NULL), 2048);
+    CHECK_EQ(pci_libc_stosb_above(A, 1, "2.31", NULL), 2048);
+    CHECK_EQ(pci_libc_stosb_above(I, 1, "2.28", "glibc.cpu.x86_rep_stosb_threshold=4096"),
+             PCI_LIBC_UNKNOWN);
+    CHECK_EQ(pci_libc_stosb_above(A, 1, "2.31", "glibc.malloc.check=3"), 2048);
+    /* 2.32 brought the tunable */
+    CHECK_EQ(pci_libc_stosb_above(I, 1, "2.32", "glibc.cpu.x86_rep_stosb_threshold=4096"), 4096);
+    /* not glibc 2.26 or later, or neither vendor: unknown */
+    static const char *const old[] = {NULL, "", "2.25", "2.24", "1.0", "musl"};
     for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
         CHECK_EQ(pci_libc_stosb_above(I, 1, old[i], NULL), PCI_LIBC_UNKNOWN);
         CHECK_EQ(pci_libc_stosb_above(A, 1, old[i], NULL), PCI_LIBC_UNKNOWN);

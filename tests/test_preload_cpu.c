@@ -163,8 +163,8 @@ static void synthetic_avx2(void)
 }
 
 /* rep stosb as the C library's memset (src/libc_memset.h's rule giving
- * 2048 B): Intel with ERMS from glibc 2.33 (AMD with ERMS under glibc
- * 2.33-2.38), and no tunable that moves its rep stosb or non-temporal
+ * 2048 B): Intel with ERMS from glibc 2.26 (AMD with ERMS under glibc
+ * 2.26-2.38), and no tunable that moves its rep stosb or non-temporal
  * thresholds or turns ERMS off; the rule's own cases are in
  * tests/test_libc_memset.c. */
 static void synthetic_stosb(void)
@@ -178,7 +178,8 @@ static void synthetic_stosb(void)
     CHECK_EQ(pci_preload_stosb_as_libc(&c, "glibc.cpu.x86_rep_stosb_threshold=0x800", "2.41"), 1);
     /* a C library the rule does not know */
     CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, NULL), 0);
-    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, "2.32"), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, "2.25"), 0);
+    CHECK_EQ(pci_preload_stosb_as_libc(&c, NULL, "2.31"), 1); /* a fixed 2048 */
     static const char *const moved[] = {
         "glibc.cpu.x86_rep_stosb_threshold=4096",
         "glibc.malloc.check=0:glibc.cpu.x86_rep_stosb_threshold=1",
@@ -201,7 +202,7 @@ static void synthetic_stosb(void)
     m.max_leaf = 6;
     CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36"), 0);
     m = c;
-    /* AMD: glibc 2.33-2.38 take rep stosb from 2 KiB (2.36 measured on
+    /* AMD: glibc 2.26-2.38 take rep stosb from 2 KiB (2.36 measured on
      * Zen 5), 2.40 on never; 2.39 (either) and an unknown version are
      * left to the C library. */
     vendor(&m, "AuthenticAMD");
@@ -210,7 +211,8 @@ static void synthetic_stosb(void)
     CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.36.1"), 1);
     CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.33"), 1);
     CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.38"), 1);
-    static const char *const not_stosb[] = {"2.41", "2.39", "2.40", "2.32", "2.9",
+    CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, "2.28"), 1);
+    static const char *const not_stosb[] = {"2.41", "2.39", "2.40", "2.25", "2.9",
                                             "3.36", "2.", "", "2.036x"};
     for (size_t i = 0; i < sizeof(not_stosb) / sizeof(not_stosb[0]); i++)
         CHECK_EQ(pci_preload_stosb_as_libc(&m, NULL, not_stosb[i]), 0);
