@@ -32,13 +32,9 @@ int cli_glibc_listed(const char *list, const char *name, size_t *v)
 static int ours(const char *e, size_t len, const size_t set[2])
 {
     static const char *const names[] = {PCI_GLIBC_STOSB_TUNABLE, PCI_GLIBC_MEMSET_NT_TUNABLE};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        size_t k = strlen(names[i]);
-        if (set[i] == 0)
-            continue;
-        if (len > k && strncmp(e, names[i], k) == 0 && e[k] == '=')
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (set[i] != 0 && pci_glibc_entry_sets(e, len, names[i]))
             return 1;
-    }
     return 0;
 }
 

@@ -75,19 +75,24 @@ static int read_value(const char *s, size_t n, size_t *v)
     return 0;
 }
 
+int pci_glibc_entry_sets(const char *e, size_t len, const char *name)
+{
+    size_t k = strlen(name);
+    return len > k && strncmp(e, name, k) == 0 && e[k] == '=';
+}
+
 int pci_glibc_tunable(const char *tunables, const char *name, size_t *v)
 {
     size_t k = strlen(name);
     int found = 0;
-    for (const char *e = tunables; e != NULL && *e != '\0';) {
-        const char *end = strchr(e, ':');
-        size_t len = end != NULL ? (size_t)(end - e) : strlen(e);
-        if (len > k && strncmp(e, name, k) == 0 && e[k] == '=') {
+    for (const char *e = tunables; e != NULL && *e != '\0'; e += *e == ':') {
+        size_t len = strcspn(e, ":");
+        if (pci_glibc_entry_sets(e, len, name)) {
             if (read_value(e + k + 1, len - k - 1, v) != 0)
                 return -1;
             found = 1;
         }
-        e = end != NULL ? end + 1 : NULL;
+        e += len;
     }
     return found;
 }
@@ -117,15 +122,13 @@ static int has_word(const char *s, size_t n, const char *word)
  * the memset's rep stosb or turn it off (libc_memset.h says which). */
 static int other_mover(const char *tunables)
 {
-    size_t k = strlen(PCI_GLIBC_STOSB_TUNABLE);
-    for (const char *e = tunables; e != NULL && *e != '\0';) {
-        const char *end = strchr(e, ':');
-        size_t len = end != NULL ? (size_t)(end - e) : strlen(e);
-        int ours = len > k && strncmp(e, PCI_GLIBC_STOSB_TUNABLE, k) == 0 && e[k] == '=';
-        if (!ours && (has_word(e, len, "stosb") || has_word(e, len, "erms") ||
-                      has_word(e, len, "non_temporal")))
+    for (const char *e = tunables; e != NULL && *e != '\0'; e += *e == ':') {
+        size_t len = strcspn(e, ":");
+        if (!pci_glibc_entry_sets(e, len, PCI_GLIBC_STOSB_TUNABLE) &&
+            (has_word(e, len, "stosb") || has_word(e, len, "erms") ||
+             has_word(e, len, "non_temporal")))
             return 1;
-        e = end != NULL ? end + 1 : NULL;
+        e += len;
     }
     return 0;
 }

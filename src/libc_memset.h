@@ -36,6 +36,10 @@
  * than a '.' part). */
 int pci_glibc_minor(const char *version);
 
+/* 1 if the GLIBC_TUNABLES entry [e, e + len) (one of those ':' joins)
+ * sets the tunable name: "name=value", the name whole and in its case. */
+int pci_glibc_entry_sets(const char *e, size_t len, const char *name);
+
 /* The value of the tunable name in tunables (GLIBC_TUNABLES's syntax:
  * name=value entries joined by ':'; the last entry of name counts, as in
  * glibc): 1 and *v set; 0 if name is not set (tunables NULL included);
