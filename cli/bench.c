@@ -131,8 +131,8 @@ static int units_table(const struct suite *s, size_t size, int few)
         if (tables(s))
             printf("%-18s %9.2f ±%4.1f%%", fns[i].name, st[i].median, st[i].stdev_pct);
         for (size_t u = 0; u < NUNITS; u++) {
-            struct cli_record r = {"units", fns[i].name, "4KB", size,
-                                   fns[i + u].chunk, 1, 1, "GB/s", st[i + u], NULL, "warm", "zero", NULL};
+            struct cli_record r = {"units", fns[i].name, "4KB", size, fns[i + u].chunk,
+                                   1, 1, "GB/s", st[i + u], NULL, "warm", "zero", NULL};
             save(&r);
             if (u > 0 && tables(s))
                 printf("  %9.2f ±%4.1f%% (%+5.0f%%)", st[i + u].median, st[i + u].stdev_pct,

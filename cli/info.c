@@ -206,7 +206,8 @@ int cli_info(int argc, char **argv)
            h.family, h.model, h.stepping, h.hypervisor ? ", under a hypervisor" : "");
     printf("features used:  %s\n", h.features);
     caches();
-    printf("llc (cpuid):    %s\n", h.llc_size ? cli_fmt_size(h.llc_size, buf, sizeof(buf)) : "unknown");
+    printf("llc (cpuid):    %s\n",
+           h.llc_size ? cli_fmt_size(h.llc_size, buf, sizeof(buf)) : "unknown");
     if (h.zva_block)
         printf("dc zva block:   %zu bytes\n", h.zva_block);
     printf("thresholds:     vector below %s, ", cli_fmt_size(h.vector_max, buf, sizeof(buf)));

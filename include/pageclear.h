@@ -393,11 +393,12 @@ PC_API int pc_clear_parallel(void *addr, size_t len, int nthreads);
  * default, local or interleaved policy they are spread over the nodes.
  * The work is handed out in chunks of 4 MiB, or one page where the
  * mapping's pages are larger (a hugetlb page is never split between two
- * threads; no more threads run than there are chunks), and every thread is started and placed before any of them
- * faults a page. Returns 0, or a negative errno: -EINVAL (bad flags or
- * addr NULL), -EOVERFLOW, -ENOMEM (not mapped, or out of memory), -EFAULT
- * (a page would raise SIGBUS, e.g. the hugetlb pool ran dry, or is not
- * writable). Pages before the failure may stay populated. */
+ * threads; no more threads run than there are chunks), and every thread is
+ * started and placed before any of them faults a page. Returns 0, or a
+ * negative errno: -EINVAL (bad flags or addr NULL), -EOVERFLOW, -ENOMEM
+ * (not mapped, or out of memory), -EFAULT (a page would raise SIGBUS,
+ * e.g. the hugetlb pool ran dry, or is not writable). Pages before the
+ * failure may stay populated. */
 PC_API int pc_populate(void *addr, size_t len, int nthreads, int flags);
 
 /* One extent for pc_populate_many (since 1.1). */

@@ -44,7 +44,8 @@ enum {
 };
 _Static_assert(PCI_NROWS == PC_NTHRESHOLDS, "thresholds.def has a row per enum pc_threshold");
 #define PCI_THRESHOLD(id, index, env, env_min, min, max, never, host, rule, desc) \
-    _Static_assert((int)PCI_ROW_##id == (int)index, "thresholds.def rows in enum pc_threshold order");
+    _Static_assert((int)PCI_ROW_##id == (int)index,                                  \
+                   "thresholds.def rows in enum pc_threshold order");
 #include "thresholds.def"
 #undef PCI_THRESHOLD
 #ifndef PCI_ABI_TEST_GROW /* (tests/abi's build gives each struct a field more) */

@@ -127,7 +127,8 @@ int main(int argc, char **argv)
     printf("# ns per call, warm 64 KiB, %d interleaved rounds; %s\n", rounds,
            own == found ? "no preload: both are the C library's memset"
                         : "interposed = the memset this program finds (a preload's)");
-    printf("%8s %10s %10s %8s %8s %8s\n", "bytes", "libc", "interposed", "ratio", "lowest", "highest");
+    printf("%8s %10s %10s %8s %8s %8s\n", "bytes", "libc", "interposed", "ratio", "lowest",
+           "highest");
     int nsize = argc > 2 ? argc - 2 : (int)(sizeof(dflt) / sizeof(dflt[0]));
     size_t sizes[256];
     if (nsize > 256) {
