@@ -204,7 +204,7 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  *   loop. Zen 5 guest under glibc 2.41 (`scripts/preload_states.py
  *   --states warm,use,cold --passes 3 --min 8M --glibc
  *   ../shared/tools/newer-glibc.sh 8MB 16MB 24MB`, the preload against
- *   that memset, docs/preload-measured.md): 16 MiB warm 1.07, use 1.03,
+ *   that memset, docs/preload-measured-zen5.md): 16 MiB warm 1.07, use 1.03,
  *   cold 1.20; 24 MiB 1.67, 1.08, 1.13; but 8 MiB use 0.96. So half the
  *   L3 (16 MiB on every AMD guest measured), never below the 16 MiB
  *   above, never above nt_threshold.

@@ -70,7 +70,7 @@ int pci_glibc_tunable(const char *tunables, const char *name, size_t *v);
  *   and loops at every size, gdb; 2.40's sources set it so first, and
  *   later versions are taken to do the same); 2.39: unknown, as its
  *   release set 2048 and its maintenance updates SIZE_MAX, both calling
- *   themselves "2.39" (docs/preload-measured.md, "The C library's
+ *   themselves "2.39" (docs/preload-measured-zen5.md, "The C library's
  *   versions");
  * - PCI_GLIBC_STOSB_TUNABLE set (from 1, glibc's least): its value on
  *   either vendor, glibc taking it over its default; before 2.32, which

@@ -249,7 +249,7 @@ static int check_picks(const struct machine *m, const struct pci_tuning *t)
  * at every size), preload_min drops to half the L3 where that is below
  * nt_threshold: on the Zen 5 guest, where 8 MiB loses `use` (0.96) and
  * 16-24 MiB gain or hold in every state (src/defaults.c,
- * docs/preload-measured.md). Zen 3 and 4 keep their 16 MiB; Intel, where
+ * docs/preload-measured-zen5.md). Zen 3 and 4 keep their 16 MiB; Intel, where
  * 2.41 takes rep stosb above 2 KiB, keeps its rule; a user's
  * x86_rep_stosb_threshold brings rep stosb back, and with it the 2.36
  * rule; a C library the rule does not know keeps it too. */
