@@ -116,8 +116,9 @@ __asm__(
      * through"). Where the 32-byte stores are on (Skylake-SP to Ice
      * Lake), 65-128 B take a taken branch more than before; not measured
      * there. Their span tested first here, its limit patched in, cost
-     * 257 B 2-3% on the Zen 5 guest and showed no gain there ("The
-     * 32-byte span tested first again, its limit in the code"). */
+     * 257 B 2-3% on the Zen 5 guest and showed no gain there (the same
+     * file, "The 32-byte span tested first again, its limit in the
+     * code"). */
     "	.p2align 6\n"
     "2:	lea	-64(%rdx), %rcx\n"
     PCI_ASM_CMP("pci_preload_long_span", "rcx")
