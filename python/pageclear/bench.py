@@ -204,6 +204,14 @@ def _thp_mode() -> str:
         return "unknown"
 
 
+def _fmt_size(n: int) -> str:
+    """n bytes in the largest binary unit it fills: "1 GiB", "1.5 MiB", "4 KiB"."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):g} {unit}"
+    return f"{n} B"
+
+
 def _print_table(rows: List[Dict[str, Any]]) -> None:
     for group in ("clear", "zeros"):
         mine = [r for r in rows if r["group"] == group]
@@ -212,9 +220,9 @@ def _print_table(rows: List[Dict[str, Any]]) -> None:
         nbytes = mine[0]["bytes"]
         print()
         if group == "clear":
-            print(f"clear a {nbytes / GIB:g} GiB float64 array")
+            print(f"clear a {_fmt_size(nbytes)} float64 array")
         else:
-            print(f"zero array of {nbytes / MIB:g} MiB + first write (a.fill(1))")
+            print(f"zero array of {_fmt_size(nbytes)} + first write (a.fill(1))")
         print(f"  {'candidate':32s} {'median ms':>10s} {'GB/s':>7s}  ratio")
         for r in mine:
             if r["name"] == r["baseline"]:
@@ -225,7 +233,9 @@ def _print_table(rows: List[Dict[str, Any]]) -> None:
                 ratio += f", {r['fill_ratio']:.2f}x a.fill(0)"
             if "target" in r:
                 ratio += f"  (target >= {r['target']}: {'met' if r['target_met'] else 'NOT met'})"
-            print(f"  {r['name']:32s} {r['median_s'] * 1e3:10.1f} {r['gb_per_s']:7.2f}  {ratio}")
+            # Four significant digits: 1 MiB clears in microseconds, 1 GiB in tens of ms.
+            ms = r["median_s"] * 1e3
+            print(f"  {r['name']:32s} {ms:10.4g} {r['gb_per_s']:7.2f}  {ratio}")
         for state in dict.fromkeys(r["state"] for r in mine):
             names = ", ".join(dict.fromkeys(r["name"] for r in mine if r["state"] == state))
             print(f"  cache state of {names}: {state}")
@@ -234,7 +244,8 @@ def _print_table(rows: List[Dict[str, Any]]) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m pageclear",
-        description="Measure pageclear against numpy (ratios in one run, interleaved, median of repeats).",
+        description="Measure pageclear against numpy "
+        "(ratios in one run, interleaved, median of repeats).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("bench", help="clear vs a.fill(0); zeros vs np.zeros (+ first write)")
@@ -244,7 +255,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     )
     b.add_argument("--repeats", type=int, default=7, help="timed runs per candidate (default 7)")
     b.add_argument(
-        "--threads", type=int, default=os.cpu_count() or 1, help="most threads for clear (default: CPUs)"
+        "--threads", type=int, default=os.cpu_count() or 1,
+        help="most threads for clear (default: CPUs)",
     )
     b.add_argument("--no-pool", action="store_true", help="skip the background pool row")
     b.add_argument("--json", action="store_true", help="print the rows as JSON")

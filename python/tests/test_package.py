@@ -199,7 +199,13 @@ def test_bench_table_and_errors() -> None:
     assert "median of 1 interleaved repeats" in r.stdout
     assert " GB/s " in r.stdout and "GiB/s" not in r.stdout
     lines = [ln[2:34].strip() for ln in r.stdout.splitlines() if ln.startswith("  clear(a")]
-    assert len(lines) == len(set(lines)), r.stdout  # no candidate printed twice    assert "cache state of a.fill(0), clear(a)" in r.stdout
+    assert len(lines) == len(set(lines)), r.stdout  # no candidate printed twice
+    assert "cache state of a.fill(0), clear(a)" in r.stdout
+    # Sizes in the unit they fill, times that do not round to zero.
+    assert "clear a 1 MiB float64 array" in r.stdout and "zero array of 1 MiB +" in r.stdout
+    for ln in r.stdout.splitlines():
+        if ln.startswith("  clear(a") or ln.startswith("  a.fill(0)"):
+            assert float(ln[34:45]) > 0, ln
     bad = subprocess.run([sys.executable, "-m", "pageclear", "bench", "--size", "lots"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "not a size" in bad.stderr
