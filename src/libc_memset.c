@@ -12,11 +12,10 @@
 #include "libc_memset.h"
 
 /* The least glibc 2 minor version whose memset picks its rep stosb
- * variant by ERMS alone, the least with x86_rep_stosb_threshold, and the
- * versions whose default on AMD each branch below knows (libc_memset.h
- * says how each is known; 2.39 is either, by its maintenance updates). */
+ * variant by ERMS alone, and the versions whose default on AMD each
+ * branch below knows (libc_memset.h says how each is known; 2.39 is
+ * either, by its maintenance updates). */
 #define GLIBC_ERMS_MEMSET_SINCE 26
-#define GLIBC_STOSB_TUNABLE_SINCE 32
 #define GLIBC_AMD_STOSB_LAST 38
 #define GLIBC_AMD_NEVER_SINCE 40
 
@@ -149,7 +148,7 @@ size_t pci_libc_stosb_above(enum pci_vendor vendor, int erms, const char *versio
     case 1:
         /* before the tunable, glibc ignores it, unless a distribution
          * brought it in: unknown; from it, 0 is ignored */
-        return minor >= GLIBC_STOSB_TUNABLE_SINCE && set >= 1 ? set : PCI_LIBC_UNKNOWN;
+        return minor >= PCI_GLIBC_STOSB_TUNABLE_SINCE && set >= 1 ? set : PCI_LIBC_UNKNOWN;
     case -1:
         return PCI_LIBC_UNKNOWN;
     default:

@@ -22,6 +22,7 @@
  * gdb on the Zen 5 and Intel guests, docs/preload-below-threshold.md). */
 #define PCI_GLIBC_STOSB_TUNABLE "glibc.cpu.x86_rep_stosb_threshold"
 #define PCI_GLIBC_STOSB_DEFAULT ((size_t)2048)
+#define PCI_GLIBC_STOSB_TUNABLE_SINCE 32 /* glibc 2.32 brought it */
 /* From this length glibc 2.40 and later stream a memset (non-temporal
  * stores); earlier versions have no such tunable. The least the loader
  * accepts is 0x4040 (its --list-tunables "min: 0x4040"); a smaller

@@ -212,7 +212,8 @@ static void host(void)
      * an x86-64 CPU with ERMS the library takes it from the environment */
     const char *want = getenv("PC_TEST_STOSB_ABOVE");
     int known = (c->vendor == PCI_VENDOR_INTEL || c->vendor == PCI_VENDOR_AMD) &&
-                (c->features & PCI_F_ERMS) && l->glibc_minor >= 33;
+                (c->features & PCI_F_ERMS) &&
+                l->glibc_minor >= PCI_GLIBC_STOSB_TUNABLE_SINCE;
     if (want != NULL && known)
         CHECK_EQ(l->stosb_above, strtoull(want, NULL, 10));
 #else
