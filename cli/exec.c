@@ -55,11 +55,34 @@ static const char *env_lib(void)
     return lib != NULL && *lib != '\0' ? lib : NULL;
 }
 
+/* The preload installed beside this command: PC_PRELOAD_FROM_BINDIR is
+ * its path relative to the directory the command is installed in, so a
+ * prefix installed with --prefix, or moved, finds its own preload before
+ * the path it was configured with. NULL where it is not there (the build
+ * tree, or /proc not mounted). */
+static const char *beside_command(void)
+{
+    static char path[4096];
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL)
+        return NULL;
+    *slash = '\0';
+    int w = snprintf(path, sizeof(path), "%s/%s", exe, PC_PRELOAD_FROM_BINDIR);
+    return w > 0 && (size_t)w < sizeof(path) && readable(path) ? path : NULL;
+}
+
 const char *cli_exec_found(void)
 {
     const char *lib = env_lib();
     if (lib != NULL)
         return readable(lib) ? lib : NULL;
+    if ((lib = beside_command()) != NULL)
+        return lib;
     if (readable(PC_PRELOAD_INSTALLED))
         return PC_PRELOAD_INSTALLED;
     if (readable(PC_PRELOAD_BUILD))

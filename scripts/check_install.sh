@@ -134,11 +134,25 @@ filter=$(find "$prefix" -path '*/pageclear/libpageclear-preload.so' | head -n 1)
 [ -n "$filter" ] || { echo "check_install: no libpageclear-preload.so under $prefix" >&2; exit 1; }
 pre="$(dirname "$filter")/libpageclear-preload-impl.so"
 [ -f "$pre" ] || { echo "check_install: no $pre beside the filter" >&2; exit 1; }
-# Installed, the filter still finds the preload beside it (RUNPATH
-# $ORIGIN, preload/CMakeLists.txt): the program's maps hold a build of it.
-maps=$(LD_LIBRARY_PATH="$libdir" LD_PRELOAD="$filter" cat /proc/self/maps)
-echo "$maps" | grep -q 'libpageclear-preload-impl\.so$' ||
-  { echo "check_install: the installed filter did not load the preload" >&2; exit 1; }
+# Installed and moved, the filter still finds the preload beside it
+# (RUNPATH $ORIGIN), and the preload the library (RUNPATH relative to
+# $ORIGIN, preload/CMakeLists.txt), with no LD_LIBRARY_PATH: the
+# program's maps hold both, from the moved prefix.
+maps=$(env -u LD_LIBRARY_PATH LD_PRELOAD="$filter" cat /proc/self/maps)
+for want in 'pageclear/.*libpageclear-preload-impl\.so' 'libpageclear\.so\.[0-9.]*'; do
+  echo "$maps" | grep -q " $prefix/.*$want\$" ||
+    { echo "check_install: the installed filter did not load $want from $prefix" >&2; exit 1; }
+done
+
+step "pageclear exec from the moved prefix, without LD_LIBRARY_PATH"
+# The command finds the preload installed beside it, not the path it was
+# configured with (the prefix has moved), and the exit status is CMD's.
+exe="$prefix/bin/pageclear"
+rc=0; env -u LD_LIBRARY_PATH -u PAGECLEAR_PRELOAD_LIB "$exe" exec -- sh -c 'exit 3' || rc=$?
+[ "$rc" -eq 3 ] || { echo "check_install: pageclear exec -- sh -c 'exit 3' exited $rc, want 3" >&2; exit 1; }
+maps=$(env -u LD_LIBRARY_PATH -u PAGECLEAR_PRELOAD_LIB "$exe" exec -- cat /proc/self/maps)
+echo "$maps" | grep -q " $prefix/.*pageclear/.*libpageclear-preload-impl\.so\$" ||
+  { echo "check_install: pageclear exec did not load the moved prefix's preload" >&2; exit 1; }
 if [ "$(uname -m)" = x86_64 ]; then
   hw="$(dirname "$pre")/glibc-hwcaps"
   for v in 3 4; do
