@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # What users and scripts read must not change by accident: `pageclear
-# list` (support markers aside), the labels of `pageclear info`, the
-# profile format, and the shape of `check --json` (the results file's
-# members, its header's keys in order, the records' keys and, for the
-# library's functions and memset, which sizes and states it measures and
-# where it gives verdicts). Machine-dependent values are masked; the rest
-# is compared with tests/golden/.
+# list` (support markers aside), every command's usage, the labels of
+# `pageclear info`, the profile format, and the shape of `check --json`
+# (the results file's members, its header's keys in order, the records'
+# keys and, for the library's functions and memset, which sizes and
+# states it measures and where it gives verdicts). Machine-dependent
+# values are masked; the rest is compared with tests/golden/.
 # Usage: cli_golden.sh PAGECLEAR PRINT_PROFILE SOURCE_DIR
 set -u
 bin="$1"; print_profile="$2"; golden="$3/tests/golden"
@@ -33,6 +33,16 @@ same "pageclear info labels" "$tmp/info.txt" "$golden/info-labels.txt"
 "$print_profile" | sed -E 's/^(library|vendor|cpu|features|llc|hypervisor) = .*/\1 = */' \
     > "$tmp/profile.txt"
 same "profile format" "$tmp/profile.txt" "$golden/profile.txt"
+
+# Every command's usage, whole, and the top level's: the rows of the
+# command table in cli/main.c (as cli_help.sh reads them), in its order.
+rows=$(sed -n '/^static const struct cli_command commands\[\]/,/^};/p' "$3/cli/main.c" |
+       grep -o '\.name = "[^"]*"' | cut -d'"' -f2)
+[ -n "$rows" ] || { echo "FAIL: no rows in $3/cli/main.c"; fail=1; }
+for c in $rows; do echo "== pageclear $c --help"; "$bin" "$c" --help; echo "(exit $?)"; done \
+    > "$tmp/usage.txt" 2>&1
+{ echo "== pageclear --help"; "$bin" --help; echo "(exit $?)"; } >> "$tmp/usage.txt" 2>&1
+same "every command's usage" "$tmp/usage.txt" "$golden/usage.txt"
 
 "$bin" check --quick -n 2 --json > "$tmp/check.json" || { echo "FAIL: check exit $?"; fail=1; }
 python3 - "$tmp/check.json" > "$tmp/check-shape.txt" <<'PY' || fail=1
