@@ -5,7 +5,7 @@
 # (configure, build, ctest; `cmake --workflow --preset NAME` runs one by
 # hand), then the installed library, the ABI against its record, the
 # Debian packages, the Python package and the Rust crates.
-# Usage: scripts/test.sh [--install-deps] [-v] [NAME...]
+# Usage: scripts/test.sh [--install-deps] [--under-load] [-v] [NAME...]
 #        scripts/test.sh --list
 #   NAME...         run just these (none: every configuration, in --list
 #                   order). install and rust use gcc-release's build: when
@@ -14,13 +14,17 @@
 #   --install-deps  first install what the chosen configurations need
 #                   (scripts/deps.sh). Without it nothing is installed, and
 #                   a configuration whose tools are missing fails, saying so.
+#   --under-load    keep every core busy meanwhile (scripts/load.sh: a
+#                   busy loop and kernel clears, at the tests' priority),
+#                   as CI's shared machine may be: no test may depend on
+#                   an idle core or on timing.
 #   -v, --verbose   also print every step's output as it runs.
 # Each step writes build-test/NAME/<step>.log (deps, configure, build,
 # test); a failed step shows the end of its log. The summary gives every
 # chosen configuration's outcome and log; exit status 1 if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '7,19s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '8,24s/^# \{0,1\}//p' "$0"; }
 jobs="$(nproc)"
 prefix="$(pwd)/build-test/prefix"
 
@@ -35,10 +39,11 @@ others=(
 )
 uses_prefix() { [ "$1" = install ] || [ "$1" = rust ] || [ "$1" = snippets ]; }
 
-install_deps="" verbose="" list="" names=()
+install_deps="" verbose="" list="" under_load="" names=()
 for a in "$@"; do
   case "$a" in
     --install-deps) install_deps=1 ;;
+    --under-load) under_load=1 ;;
     -v|--verbose) verbose=1 ;;
     --list) list=1 ;;
     -h|--help) usage; exit 0 ;;
@@ -89,6 +94,12 @@ if [ -n "$install_deps" ]; then
   # What cannot be installed fails its configuration below, not the run.
   scripts/deps.sh "${sections[@]}" ||
     echo "test.sh: scripts/deps.sh could not provide everything (above); those configurations fail" >&2
+fi
+
+if [ -n "$under_load" ]; then
+  scripts/load.sh & load_pid=$!
+  trap 'kill "$load_pid" 2>/dev/null; wait "$load_pid" 2>/dev/null' EXIT
+  echo "--- under load: scripts/load.sh, $(nproc) workers (pid $load_pid)"
 fi
 
 declare -A result logof
@@ -212,9 +223,10 @@ for n in "${shown[@]}"; do
   printf '%-17s %-44s %s\n' "$n" "${result[$n]}" "${logof[$n]:-}"
   case "${result[$n]}" in FAILED*) status=1 ;; esac
 done
+load_note="${under_load:+ (under load)}"
 if [ "$status" -ne 0 ]; then
-  echo "test.sh: FAILED"
+  echo "test.sh: FAILED$load_note"
 else
-  echo "test.sh: all passed"
+  echo "test.sh: all passed$load_note"
 fi
 exit "$status"

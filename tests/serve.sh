@@ -63,12 +63,13 @@ start() {
     printf '%b' "$1" > "$tmp/conf"
     "$bin" serve --config "$tmp/conf" 9>&- 2>>"$tmp/log" &
     pid=$!
-    for _ in $(seq 100); do [ -S "$tmp/sock" ] && return 0; sleep 0.1; done
+    for _ in $(seq 600); do [ -S "$tmp/sock" ] && return 0; sleep 0.1; done
     no "the daemon did not create its socket"; cat "$tmp/log"; exit 1
 }
-# wait_log TEXT [N]: until the log has N (1) lines with TEXT, 30 s at most.
+# wait_log TEXT [N]: until the log has N (1) lines with TEXT, 120 s at
+# most (a bound for a hang: a loaded machine fills a reserve slowly).
 wait_log() {
-    for _ in $(seq 300); do
+    for _ in $(seq 1200); do
         [ "$(grep -c -- "$1" "$tmp/log")" -ge "${2:-1}" ] && return 0
         sleep 0.1
     done
@@ -80,9 +81,10 @@ stop() {
     grep -q "stopped; every reserved page given back" "$tmp/log" || no "no stop line in the log"
 }
 # The counts of free and reserved pages are back (the kernel frees a dead
-# process's pages as it reaps it: a moment after wait returns, at most).
+# process's pages as it reaps it: a moment after wait returns, at most;
+# 60 s bounds it on a loaded machine).
 given_back() {
-    for _ in $(seq 50); do
+    for _ in $(seq 600); do
         [ "$(meminfo Free)" -eq "$free0" ] && [ "$(meminfo Rsvd)" -eq "$rsvd0" ] && return 0
         sleep 0.1
     done
@@ -106,7 +108,10 @@ client_dies) # silent, vanishing before the reply, timing out: the daemon serves
     wait_log "reserve of 2MiB pages full"
     $client silent || no "silent client"
     $client vanish $((4 << 20)) || no "vanishing client"
-    python3 -c 'import socket,os,time; s=socket.socket(socket.AF_UNIX,socket.SOCK_SEQPACKET); s.connect(os.environ["PAGECLEAR_SOCKET"]); time.sleep(2); s.settimeout(1); print("eof" if s.recv(64)==b"" else "data")' > "$tmp/slow" 2>&1
+    # Silent past request_timeout: the daemon closes the connection. The
+    # client waits for that as long as a loaded machine needs (120 s is a
+    # bound for a hang, not a measurement).
+    python3 -c 'import socket,os; s=socket.socket(socket.AF_UNIX,socket.SOCK_SEQPACKET); s.connect(os.environ["PAGECLEAR_SOCKET"]); s.settimeout(120); print("eof" if s.recv(64)==b"" else "data")' > "$tmp/slow" 2>&1
     grep -qx eof "$tmp/slow" || no "a client silent past request_timeout: $(cat "$tmp/slow")"
     wait_log "reserve of 2MiB pages full" 2 # refilled after the vanished client's block
     get 4M -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "no memory after the clients that died"
@@ -114,13 +119,20 @@ client_dies) # silent, vanishing before the reply, timing out: the daemon serves
 quota) # a uid holds its quota while its process lives, and gets it back when it exits
     start 'reserve.2M = 4M 4M\nquota = 6M\n'
     wait_log "reserve of 2MiB pages full"
-    get 4M -- sleep 3 & holder=$!
-    sleep 1
+    # The holder says when it holds its 4M and exits when told: no sleep
+    # stands in for either, so a loaded machine changes nothing.
+    get 4M -- sh -c ': > "$0/held"; for _ in $(seq 1200); do [ -e "$0/release" ] && exit 0; sleep 0.1; done; exit 1' "$tmp" &
+    holder=$!
+    for _ in $(seq 1200); do [ -e "$tmp/held" ] && break; sleep 0.1; done
+    [ -e "$tmp/held" ] || no "the holder did not get its 4M"
     err=$(get 4M -- true 2>&1); rc=$?
     [ $rc -eq 1 ] && echo "$err" | grep -q "over this user's quota" || no "over the quota: exit $rc: $err"
     get 2M -- true || no "2M within the quota"
-    wait $holder
-    sleep 0.3
+    : > "$tmp/release"
+    wait $holder || no "the holder exited $?"
+    # The daemon releases the quota when it sees the holder gone: retried
+    # until it has (60 s bound for a hang).
+    for _ in $(seq 600); do get 4M -- true 2>/dev/null && break; sleep 0.1; done
     get 4M -- true || no "the quota was not released when the holder exited"
     grep -q "over the quota (holds 4MiB of 6MiB" "$tmp/log" || no "no quota log line"
     stop ;;
