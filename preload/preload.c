@@ -245,7 +245,7 @@ static int env_is(const char *name, const char *value)
 /* The value of the switch name: 0 or 1 where it is "0" or "1", dflt where
  * it is unset or empty (`NAME= cmd` unsets it for one command, as for
  * PAGECLEAR_PRELOAD_STATS). Any other value is reported on stderr, as
- * the library reports its own variables (src/options.c; silenced by
+ * the library reports its own variables (src/tuning/options.c; silenced by
  * PAGECLEAR_QUIET=1), and gives dflt: PAGECLEAR_PRELOAD=off would
  * otherwise leave the preload on without a word. Called from the
  * constructor only. */

@@ -4,7 +4,7 @@
  * far as pageclear knows it: glibc's tunables that move it and the rule
  * of when it takes rep stosb (libc_memset.c). The one place the library's
  * defaults (defaults.c), the preload (preload/cpu_x86_64.c) and the
- * command (cli/glibc_tunables.c, cli/tune_glibc.c, cli/info.c) read it
+ * command (cli/tune/glibc_tunables.c, cli/tune/tune_glibc.c, cli/info.c) read it
  * from. Pure functions of their arguments, so that tests feed them any
  * C library on any CPU (tests/test_libc_memset.c).
  */

@@ -3,7 +3,7 @@
  * serve_client.c - pc_serve_get: zeroed huge pages from the `pageclear
  * serve` daemon. Self-contained: it needs nothing else of the library.
  *
- * The protocol (docs/serve.md; the daemon's side is cli/serve_proto.c,
+ * The protocol (docs/serve.md; the daemon's side is serve/serve_proto.c,
  * and tests/test_serve.c checks the two against each other): one
  * request per connection on a SOCK_SEQPACKET Unix socket, 32 bytes each
  * way in the host's byte order,

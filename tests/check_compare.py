@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """Files for `pageclear compare` and checks of what it says (cli_compare.sh).
 
-The Mann-Whitney U test is computed here independently of cli/utest.c:
+The Mann-Whitney U test is computed here independently of cli/compare/utest.c:
 midranks by counting (not by sorting), the exact p by enumerating every
 way to split the runs (itertools, exact fractions), U by counting pairs,
 the normal approximation from its textbook formula with math.erfc.

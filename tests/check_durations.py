@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The durations the docs quote are cli/durations.h's: every "about N s" (or
+"""The durations the docs quote are cli/tune/durations.h's: every "about N s" (or
 "~N s", "N minutes", ...) on a line about tune, tune --quick or check in
 README.md, docs/tuning.md and pageclear(1) is the string defined there, so a
 new measurement changes one line and the test names every quote left behind.
@@ -13,9 +13,9 @@ import sys
 
 src = pathlib.Path(sys.argv[1])
 defines = dict(re.findall(r'^#define (CLI_\w+_TIME) "([^"]+)"',
-                          (src / "cli" / "durations.h").read_text(), re.M))
+                          (src / "cli" / "tune" / "durations.h").read_text(), re.M))
 want = {k: defines.get(f"CLI_{k.upper()}_TIME") for k in ("tune", "tune_quick", "check")}
-assert all(want.values()), f"cli/durations.h lacks a define: {want}"
+assert all(want.values()), f"cli/tune/durations.h lacks a define: {want}"
 DURATION = re.compile(r"(~|about |\b)\d+(\.\d+)?(-\d+)? ?(s|sec|seconds|min|minutes)\b")
 failures = []
 
@@ -23,7 +23,7 @@ failures = []
 def expect(where, line, key):
     if DURATION.search(line) and want[key] not in line:
         failures.append(f"{where}: quotes a duration for {key.replace('_', ' --')}, "
-                        f"not cli/durations.h's '{want[key]}': {line.strip()}")
+                        f"not cli/tune/durations.h's '{want[key]}': {line.strip()}")
 
 
 # (Lines starting with "#" are output quoted, such as a profile's header.)

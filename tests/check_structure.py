@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The tree stays simple to walk: no C file in src/ or cli/ over FILE_MAX
-lines, no function there over FUNC_MAX lines (from the line holding its
-opening brace at column 0 to its closing brace at column 0, the house
-style every function follows); and no instruction or CPU-feature test in
-a C file outside src/arch/ but for the preload's memset entries
-(ARCH_FILES), which docs/design.md names.
+"""The tree stays simple to walk:
+- every C file of the sources lives in a folder of LAYOUT, the one list
+  of folders and their concerns (docs/design.md draws it as the map), and
+  no such folder holds more than DIR_MAX C files;
+- no C file there over FILE_MAX lines, no function over FUNC_MAX lines
+  (from the line holding its opening brace at column 0 to its closing
+  brace at column 0, the house style every function follows);
+- the daemon (serve/) includes nothing of the command (cli/): the command
+  starts the daemon, never the other way;
+- no instruction or CPU-feature test in a C file outside src/arch/ but for
+  the preload's memset entries (ARCH_FILES), which docs/design.md names.
 Usage: check_structure.py SOURCE_DIR
 """
 import pathlib
@@ -15,6 +20,32 @@ import sys
 
 FILE_MAX = 500  # lines: one concern per file
 FUNC_MAX = 80   # lines: a function a reader holds in their head
+DIR_MAX = 20    # C files (.c and .h): a folder a reader can list at a glance
+
+# The folders of sources and what each holds: a C file anywhere else under
+# SOURCE_ROOTS fails, so a new folder comes with its line here (and on the
+# map in docs/design.md).
+LAYOUT = {
+    "cli": "the command's frame: main, the command table, arguments, output, JSON, "
+           "the environment block, list and info",
+    "cli/bench": "the workloads and the default suite",
+    "cli/startup": "start-up memory: prealloc, pool, parallel populate, get, serve",
+    "cli/tune": "tune: the crossovers measured, the profile written",
+    "cli/check": "check: the selection in force held to its contracts",
+    "cli/compare": "compare: results files side by side, the U test",
+    "cli/exec": "exec: a program run under the preload",
+    "serve": "the daemon: protocol, configuration, quotas, reserve, connections, log",
+    "src": "the library: primitives table, selection, dispatch, batching, hint",
+    "src/tuning": "the library's thresholds: built-in, profile, environment",
+    "src/pool": "the library's zeroed-page pool and its known-zero tracking",
+    "src/parallel": "the library's parallel clear and populate",
+    "src/arch/x86_64": "x86-64 primitives and CPU features",
+    "src/arch/aarch64": "arm64 primitives and CPU features",
+    "src/arch/generic": "the portable primitive and CPU stub",
+    "preload": "the preload for unmodified programs",
+    "python/src": "the Python extension",
+}
+SOURCE_ROOTS = ("cli", "serve", "src", "preload", "python/src")
 
 
 def functions(lines):
@@ -80,10 +111,31 @@ def arch_code_outside(root):
             yield f"{rel}:{line}: an instruction or CPU test outside src/arch/"
 
 
+def layout_problems(root):
+    """Yield a line for each C file outside LAYOUT, each folder over
+    DIR_MAX, and each include of the command's headers by the daemon."""
+    counts = {}
+    for r in SOURCE_ROOTS:
+        for p in sorted((root / r).rglob("*.[ch]")):
+            folder = p.parent.relative_to(root).as_posix()
+            if folder not in LAYOUT:
+                yield f"{p.relative_to(root)}: in {folder}/, not a folder of LAYOUT"
+            counts[folder] = counts.get(folder, 0) + 1
+    for folder, n in sorted(counts.items()):
+        if n > DIR_MAX:
+            yield f"{folder}/: {n} C files (at most {DIR_MAX})"
+    cli_headers = {p.name for p in (root / "cli").rglob("*.h")}
+    for p in sorted((root / "serve").rglob("*.[ch]")):
+        for n, line in enumerate(p.read_text().splitlines(), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if m and ("cli/" in m.group(1) or pathlib.Path(m.group(1)).name in cli_headers):
+                yield f"{p.relative_to(root)}:{n}: the daemon includes the command's {m.group(1)}"
+
+
 def main():
     root = pathlib.Path(sys.argv[1])
-    bad = list(arch_code_outside(root))
-    for d in ("src", "cli"):
+    bad = list(arch_code_outside(root)) + list(layout_problems(root))
+    for d in SOURCE_ROOTS:
         for p in sorted((root / d).rglob("*.[ch]")):
             text = p.read_text().splitlines()
             rel = p.relative_to(root)
@@ -96,7 +148,8 @@ def main():
         print("check_structure:", b)
     if bad:
         return 1
-    print("check_structure: files and functions in src/ and cli/ within bounds, "
+    print(f"check_structure: {len(LAYOUT)} folders as LAYOUT says, none over {DIR_MAX} C files; "
+          "files and functions within bounds; the daemon apart from the command; "
           "instructions and CPU tests in src/arch/ and the preload's memset entries")
     return 0
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fuzz_results.c - fuzz target for the command's JSON reader and results
- * reader (cli/json.c, cli/results.c), which `pageclear compare` runs on
+ * reader (cli/json.c, cli/compare/results.c), which `pageclear compare` runs on
  * files it is handed. Invariants: the reader never reads outside the text
  * (it lies in a buffer of exactly its length, for the sanitizers);
  * returns 0 or -1, and on -1 a reason that is one NUL-terminated line

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fuzz_serve.c - fuzz target for what `pageclear serve` reads from others:
- * the request parser (cli/serve_proto.c: bytes from any local user) and the
- * configuration parser (cli/serve_config.c). The first byte picks which.
+ * the request parser (serve/serve_proto.c: bytes from any local user) and the
+ * configuration parser (serve/serve_config.c). The first byte picks which.
  *
  * Invariants of the request parser: the status is one of the protocol's;
  * the result is written only on SERVE_OK, and then holds what the bytes

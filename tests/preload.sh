@@ -236,7 +236,7 @@ exec)
     [ "$out" = second ] || bad "exec: PATH past a directory: $out"
     # A library that is not the preload: the loader would skip it, or load
     # it to no effect, and run the command without pageclear. Refused,
-    # said: the library pageclear itself is (no preload note, cli/exec_elf.c),
+    # said: the library pageclear itself is (no preload note, cli/exec/exec_elf.c),
     # a program, a text file, a directory.
     libpc=$(ldd "$preload" | awk '$1 ~ /^libpageclear\.so/ { print $3 }')
     printf 'not a library\n' > "$tmp/text.so"
@@ -258,7 +258,7 @@ exec)
     rc=$?
     [ "$rc" -eq 2 ] && grep -q "set-user-ID" "$tmp/e.err" || bad "exec, setuid: exit $rc"
     # No dynamic loader, or one that cannot load the preload: refused, said
-    # (cli/exec_elf.c). Copies of the target with its PT_INTERP header made
+    # (cli/exec/exec_elf.c). Copies of the target with its PT_INTERP header made
     # PT_NULL (as a static program has none), and with another machine.
     python3 - "$target" "$tmp" <<'PY' || bad "exec: could not make the static and foreign copies"
 import struct, sys

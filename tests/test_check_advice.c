@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_check_advice.c - whether `pageclear check` offers a profile line
- * (cli/check_advice.c), fed synthetic runs: a change that costs nothing
+ * (cli/check/check_advice.c), fed synthetic runs: a change that costs nothing
  * elsewhere, a small gain for a large loss, a large gain for a smaller
  * loss, states the contract does not weigh, and states not measured.
  */
-#include "../cli/check_advice.h"
-#include "../cli/contract.h"
-#include "../cli/target.h"
+#include "../cli/check/check_advice.h"
+#include "../cli/tune/contract.h"
+#include "../cli/bench/target.h"
 #include "harness.h"
 
 /* pc_clear's contract: use within 5%, warm within 10%, cold not weighed. */

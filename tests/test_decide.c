@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * test_decide.c - where `pageclear tune` puts a threshold (cli/decide.c),
+ * test_decide.c - where `pageclear tune` puts a threshold (cli/tune/decide.c),
  * fed synthetic machines: a clear crossover, one primitive winning
  * everywhere, states that disagree, the candidate floor, states not
  * weighed, and a crossover lost in the noise.
  */
-#include "../cli/decide.h"
-#include "../cli/target.h"
+#include "../cli/tune/decide.h"
+#include "../cli/bench/target.h"
 #include "../cli/units.h"
 #include "harness.h"
 

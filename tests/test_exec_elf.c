@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_exec_elf.c - how `pageclear exec` reads a program before running it
- * under the preload (cli/exec_elf.c): built headers of each kind (with an
+ * under the preload (cli/exec/exec_elf.c): built headers of each kind (with an
  * interpreter, static, another class, machine or byte order, not ELF,
  * cut short, program headers out of range), libraries with and without
  * the preload's note, "#!" lines, the same as files
@@ -13,7 +13,7 @@
 #include <elf.h>
 #include <fcntl.h>
 
-#include "../cli/exec_elf.h"
+#include "../cli/exec/exec_elf.h"
 #include "../preload/note.h"
 #include "harness.h"
 

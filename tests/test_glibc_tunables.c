@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_glibc_tunables.c - the GLIBC_TUNABLES setting `pageclear tune`
- * suggests (cli/glibc_tunables.c): the string built (values, the user's
+ * suggests (cli/tune/glibc_tunables.c): the string built (values, the user's
  * own GLIBC_TUNABLES kept and appended to, our tunables not doubled), the
  * glibc 2.40 gate of the memset non-temporal tunable, reading the
  * loader's listing, and the rule that keeps a setting only on a gain.
  */
 #include <stdint.h>
 
-#include "../cli/glibc_tunables.h"
+#include "../cli/tune/glibc_tunables.h"
 #include "harness.h"
 
 static void strings(void)

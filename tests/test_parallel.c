@@ -4,7 +4,7 @@
  * thread counts, pc_populate on both of its paths (MADV_POPULATE_WRITE and
  * touching), observed through mincore, with contents kept; the error
  * paths of both; pc_populate_many over several mappings and its refusals;
- * the real system behind the seam of src/sys.h (policies, page sizes);
+ * the real system behind the seam of src/parallel/sys.h (policies, page sizes);
  * and the NUMA node discovery on a made-up sysfs tree.
  */
 #include <errno.h>

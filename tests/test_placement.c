@@ -2,7 +2,7 @@
 /*
  * test_placement.c - pc_populate, pc_populate_many and pc_clear_parallel's
  * placement, chunking, start barrier and thread count on machines made up
- * through the seam of src/sys.h: two and four NUMA nodes, memory bound,
+ * through the seam of src/parallel/sys.h: two and four NUMA nodes, memory bound,
  * interleaved or under the default policy, hugetlb page sizes, affinity
  * masks wider than the 64 threads the library once stopped at. The
  * populate is the seam's too, so the addresses are never touched: each

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * test_rules.c - the built-in defaults' rules (src/defaults.c) against the
+ * test_rules.c - the built-in defaults' rules (src/tuning/defaults.c) against the
  * four machines they were measured on. Each machine is a table: the CPU
  * description cpuid gives there (what src/arch/x86_64/cpu.c derives), the
  * window each threshold's measured crossover allows, and which primitive
@@ -248,7 +248,7 @@ static int check_picks(const struct machine *m, const struct pci_tuning *t)
 /* Under glibc 2.41, whose memset on AMD never takes rep stosb (it loops
  * at every size), preload_min drops to half the L3 where that is below
  * nt_threshold: on the Zen 5 guest, where 8 MiB loses `use` (0.96) and
- * 16-24 MiB gain or hold in every state (src/defaults.c,
+ * 16-24 MiB gain or hold in every state (src/tuning/defaults.c,
  * docs/preload-measured-zen5.md). Zen 3 and 4 keep their 16 MiB; Intel, where
  * 2.41 takes rep stosb above 2 KiB, keeps its rule; a user's
  * x86_rep_stosb_threshold brings rep stosb back, and with it the 2.36

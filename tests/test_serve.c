@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_serve.c - `pageclear serve` without huge pages: the configuration
- * parser's answers and messages (cli/serve_config.c), the request parser
- * (cli/serve_proto.c), and the library's client (pc_serve_get) against a
+ * parser's answers and messages (serve/serve_config.c), the request parser
+ * (serve/serve_proto.c), and the library's client (pc_serve_get) against a
  * scripted daemon in a thread: every refusal turns into its errno, and a
  * reply that is not the protocol, or a descriptor that is not what it
  * promises, into EPROTO with nothing leaked. The daemon itself, with real

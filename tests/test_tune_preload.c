@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_tune_preload.c - where `pageclear tune` puts preload_min
- * (cli/tune_preload.c), fed synthetic machines: memset (a) against
+ * (cli/tune/tune_preload.c), fed synthetic machines: memset (a) against
  * pc_clear's streaming stores (b) from nt_threshold on, in warm and use.
  */
 #include <stdint.h>
 
-#include "../cli/contract.h"
-#include "../cli/decide.h"
-#include "../cli/tune_preload.h"
+#include "../cli/tune/contract.h"
+#include "../cli/tune/decide.h"
+#include "../cli/tune/tune_preload.h"
 #include "harness.h"
 
 #define MIB ((size_t)1 << 20)

@@ -99,6 +99,16 @@ fn build_from_source(c_root: &Path, out: &Path) {
         tags.push("gcc");
     }
     let entries = entries(&list, &tags);
+    // The include path: src/ and the folder of every listed source
+    // (src/tuning, src/pool, ...), as CMakeLists.txt has it, since a
+    // source names an internal header by its name alone.
+    let mut include_dirs = vec![c_root.join("src")];
+    for &(_, item) in entries.iter().filter(|(_, i)| !i.starts_with('-')) {
+        let dir = c_root.join(item).parent().map(Path::to_path_buf);
+        if let Some(d) = dir.filter(|d| !include_dirs.contains(d)) {
+            include_dirs.push(d);
+        }
+    }
 
     // For tests/sources.rs: each file with the command line compiling it.
     let mut compiled = String::new();
@@ -117,7 +127,7 @@ fn build_from_source(c_root: &Path, out: &Path) {
             .opt_level(3)
             .pic(true)
             .include(c_root.join("include"))
-            .include(c_root.join("src"))
+            .includes(&include_dirs)
             .cargo_metadata(false);
         let mut files = Vec::new();
         for &(g, item) in entries.iter().filter(|(g, _)| *g == group) {

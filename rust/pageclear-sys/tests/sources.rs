@@ -277,7 +277,7 @@ fn cmake_compiles_what_the_list_and_the_build_script_say() {
     named.remove("-Werror");
     // Where an installed library finds the profiles shipped with the
     // command: CMake's install prefix. The crate installs no data; its
-    // library keeps the built-in path (src/profile_load.c).
+    // library keeps the built-in path (src/tuning/profile_load.c).
     named.retain(|f| !f.starts_with("-DPCI_PROFILES_DIR="));
     for (file, cmd) in &compiled {
         let ours = describing_flags(cmd.iter().map(String::as_str));

@@ -8,8 +8,8 @@
  * asked for it exits (its pidfd becomes readable). Memory passed on to
  * another process stays counted only as long as the one that asked lives.
  */
-#ifndef PAGECLEAR_CLI_SERVE_QUOTA_H
-#define PAGECLEAR_CLI_SERVE_QUOTA_H
+#ifndef PAGECLEAR_SERVE_QUOTA_H
+#define PAGECLEAR_SERVE_QUOTA_H
 
 #include <pthread.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * whether the dynamic loader will run for it and can load the preload:
  * LD_PRELOAD is read only by the interpreter named in PT_INTERP, and only
  * for a library of the program's own class and machine. `pageclear exec`
- * (cli/exec.c) refuses a program for which it would silently do nothing;
+ * (cli/exec/exec.c) refuses a program for which it would silently do nothing;
  * for a script, it reads the interpreter the "#!" line names, as the
  * kernel runs it. It reads the preload library's notes too: a library
  * that is not the preload would be loaded and change nothing.
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../preload/note.h"
+#include "../../preload/note.h"
 #include "exec_elf.h"
 
 /* The machine the preload is built for: the command's own. */

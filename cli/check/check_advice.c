@@ -8,7 +8,7 @@
  * Zen 3 guest (docs/measurements-rules.md, Part III) streaming stores gain ~30%
  * in `use` from 1 to 8 MiB and lose 30-50% in `warm`, and a profile line
  * offered for the `use` verdict alone took warm to 0.74 of the best. So the
- * change is weighed as `pageclear tune` weighs a threshold (cli/decide.c):
+ * change is weighed as `pageclear tune` weighs a threshold (cli/tune/decide.c):
  * each state's loss in units of its tolerance, and the line is offered
  * only if it lowers the worst of them at this size, i.e. the loss it
  * brings to any other weighed state, in that state's tolerances, is less

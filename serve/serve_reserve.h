@@ -6,8 +6,8 @@
  * allocates it) and refills when a request takes one. Also the memfd
  * helpers the requests use: a fill at request time, and the sealing.
  */
-#ifndef PAGECLEAR_CLI_SERVE_RESERVE_H
-#define PAGECLEAR_CLI_SERVE_RESERVE_H
+#ifndef PAGECLEAR_SERVE_RESERVE_H
+#define PAGECLEAR_SERVE_RESERVE_H
 
 #include <pthread.h>
 #include <stdint.h>

@@ -17,7 +17,7 @@
 #include "commands.h"
 #include "exec.h"
 #include "exec_elf.h"
-#include "../preload/note.h"
+#include "../../preload/note.h"
 
 void cli_exec_usage(FILE *f)
 {

@@ -21,7 +21,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "args.h"
 #include "serve_log.h"
 #include "serve_reserve.h"
 
@@ -76,8 +75,8 @@ static void log_state(struct serve_reserve *r, int err)
         filled += r->blocks[i].filled;
         target += r->blocks[i].target;
     }
-    cli_fmt_size(filled, have, sizeof(have));
-    cli_fmt_size(target, want, sizeof(want));
+    serve_log_size(filled, have, sizeof(have));
+    serve_log_size(target, want, sizeof(want));
     if (err != 0) {
         serve_log(SERVE_WARNING, "reserve of %s pages: %s of %s filled: %s; raise "
                   "/sys/kernel/mm/hugepages/hugepages-%s/nr_hugepages; meanwhile %s",

@@ -5,8 +5,8 @@
  * pure function (fuzzed by tests/fuzz_serve.c); names of users and groups
  * are looked up afterwards (serve_config_resolve).
  */
-#ifndef PAGECLEAR_CLI_SERVE_CONFIG_H
-#define PAGECLEAR_CLI_SERVE_CONFIG_H
+#ifndef PAGECLEAR_SERVE_CONFIG_H
+#define PAGECLEAR_SERVE_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>

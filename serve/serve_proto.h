@@ -14,8 +14,8 @@
  * The library's client (src/serve_client.c) writes and reads the same
  * layout; tests/test_serve.c checks the two against each other.
  */
-#ifndef PAGECLEAR_CLI_SERVE_PROTO_H
-#define PAGECLEAR_CLI_SERVE_PROTO_H
+#ifndef PAGECLEAR_SERVE_PROTO_H
+#define PAGECLEAR_SERVE_PROTO_H
 
 #include <stddef.h>
 #include <stdint.h>

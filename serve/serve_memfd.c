@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buffer.h"
 #include "serve_reserve.h"
 
 #ifndef MFD_HUGE_SHIFT
@@ -57,7 +56,14 @@ static long read_count(int page, const char *name)
     char path[96];
     snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/hugepages-%s/%s",
              page == SERVE_PAGE_1G ? "1048576kB" : "2048kB", name);
-    return cli_read_long(path);
+    FILE *f = fopen(path, "re");
+    long v = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
 }
 
 long serve_free_pages(int page)

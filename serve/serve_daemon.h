@@ -4,8 +4,8 @@
  * socket and the event loop; serve_conn.c: one thread per connection,
  * which answers its one request).
  */
-#ifndef PAGECLEAR_CLI_SERVE_DAEMON_H
-#define PAGECLEAR_CLI_SERVE_DAEMON_H
+#ifndef PAGECLEAR_SERVE_DAEMON_H
+#define PAGECLEAR_SERVE_DAEMON_H
 
 #include <pthread.h>
 #include <sys/socket.h>

@@ -114,7 +114,7 @@ static const struct recipe recipes[PC_NTHRESHOLDS] = {
                                   .fallback = PC_THRESHOLD_NT},
     /* pc_clear as it runs: streaming from nt_threshold, and below it,
      * where the built-in rule sees a C library whose memset never takes
-     * rep stosb (src/defaults.c), the string instruction */
+     * rep stosb (src/tuning/defaults.c), the string instruction */
     [PC_THRESHOLD_PRELOAD_MIN] = {.a = STORE_MEMSET, .b = STORE_PC_CLEAR,
                                   .contract = CLI_CONTRACT_CLEAR, .from_nt = 1,
                                   .fallback = PC_THRESHOLD_NT},

@@ -13,7 +13,7 @@
 /* The tunables' names, defaults and limits, and glibc's version
  * strings, are the library's (src/libc_memset.h): one list for the
  * library's rules, the preload and the command. */
-#include "../src/libc_memset.h"
+#include "../../src/libc_memset.h"
 
 /* The value of tunable name in `ld.so --list-tunables` output
  * ("glibc.cpu.x86_rep_stosb_threshold: 0x800 (min: ...)"): 0 and *v set,

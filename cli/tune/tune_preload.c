@@ -9,7 +9,7 @@
  * memset (vector stores, the string instruction): nothing to gain, a call
  * to pay; so tune measures from nt_threshold on (from the built-in
  * preload_min where that is lower: a C library whose memset never takes
- * the string instruction, src/defaults.c), and the answer is the
+ * the string instruction, src/tuning/defaults.c), and the answer is the
  * smallest size from which pc_clear is within the noise of memset or
  * ahead, there and at every larger size measured. Tested on synthetic
  * machines in tests/test_tune_preload.c.

@@ -10,6 +10,22 @@
 
 enum serve_level serve_log_level = SERVE_INFO;
 
+const char *serve_log_size(unsigned long long v, char *buf, size_t n)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    size_t u = 0;
+    double d = (double)v;
+    while (d >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        d /= 1024;
+        u++;
+    }
+    if (d == (double)(unsigned long long)d)
+        snprintf(buf, n, "%llu%s", (unsigned long long)d, units[u]);
+    else
+        snprintf(buf, n, "%.2f%s", d, units[u]);
+    return buf;
+}
+
 void serve_log(enum serve_level level, const char *fmt, ...)
 {
     /* Longer lines are cut: every message here is one short line. */

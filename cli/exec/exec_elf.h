@@ -3,7 +3,7 @@
  * exec_elf.h - whether the dynamic loader will read LD_PRELOAD for a
  * program, and whether a library is the preload: `pageclear exec` refuses
  * a program it would not run the preload for, and a library that is not
- * the preload (cli/exec.c).
+ * the preload (cli/exec/exec.c).
  */
 #ifndef PAGECLEAR_CLI_EXEC_ELF_H
 #define PAGECLEAR_CLI_EXEC_ELF_H

@@ -15,7 +15,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "args.h"
 #include "serve_daemon.h"
 #include "serve_log.h"
 #include "serve_proto.h"
@@ -97,18 +96,18 @@ static void log_outcome(struct serve_conn *c, const struct serve_request *r,
 {
     char sz[32], held[32], lim[32];
     const char *page = r->page == serve_page_bytes[SERVE_PAGE_1G] ? "1GiB" : "2MiB";
-    cli_fmt_size(o->size, sz, sizeof(sz));
+    serve_log_size(o->size, sz, sizeof(sz));
     if (o->st == SERVE_OK) {
         serve_log(SERVE_INFO, "uid %u pid %d: %s of %s pages %s in %.1f ms",
                   (unsigned)c->cred.uid, (int)c->cred.pid, sz, page, o->source, (double)ns / 1e6);
     } else if (o->st == SERVE_E_QUOTA) {
         uint64_t h, l;
         serve_quota_usage(&c->d->quota, c->cred.uid, &h, &l);
-        cli_fmt_size(h, held, sizeof(held));
+        serve_log_size(h, held, sizeof(held));
         if (l == SERVE_UNLIMITED)
             snprintf(lim, sizeof(lim), "unlimited");
         else
-            cli_fmt_size(l, lim, sizeof(lim));
+            serve_log_size(l, lim, sizeof(lim));
         serve_log(SERVE_INFO, "uid %u pid %d: refused %s of %s pages: over the quota "
                   "(holds %s of %s, or %d grants)", (unsigned)c->cred.uid, (int)c->cred.pid,
                   sz, page, held, lim, SERVE_UID_GRANTS);

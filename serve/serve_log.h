@@ -3,8 +3,10 @@
  * serve_log.h - the daemon's log (serve_log.c): one line per event on
  * stderr, which systemd sends to the journal.
  */
-#ifndef PAGECLEAR_CLI_SERVE_LOG_H
-#define PAGECLEAR_CLI_SERVE_LOG_H
+#ifndef PAGECLEAR_SERVE_LOG_H
+#define PAGECLEAR_SERVE_LOG_H
+
+#include <stddef.h>
 
 /* Levels, as syslog numbers them: the journal reads them from a "<N>"
  * prefix. */
@@ -18,5 +20,10 @@ void serve_log(enum serve_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 extern enum serve_level serve_log_level;
+
+/* v bytes as a log line says them into buf (n bytes): the largest binary
+ * unit that leaves at least 1 ("8MiB", "1.50GiB", "512B"), as the
+ * command prints sizes, so that a log and `pageclear` agree. buf. */
+const char *serve_log_size(unsigned long long v, char *buf, size_t n);
 
 #endif

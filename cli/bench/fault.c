@@ -15,7 +15,7 @@
 
 #include "fault.h"
 
-/* volatile: see src/fault_guard.c; clang -O2 dropped the plain store. */
+/* volatile: see src/parallel/fault_guard.c; clang -O2 dropped the plain store. */
 static __thread sigjmp_buf *volatile guard_jmp;
 static __thread volatile size_t guard_at;
 
