@@ -116,11 +116,6 @@ void *pci_preload_set(void *s, int c, size_t n);
 /* The entry behind memset, bzero, explicit_bzero and __memset_chk. */
 void *pci_preload_memset(void *s, int c, size_t n);
 
-/* What patch.c did to the entry's limit sites (PCI_ASM_CMP), called last
- * in the constructor: NULL where it wrote the limits into the code, else
- * why not (on every architecture; only x86-64's entry has sites). */
-const char *pci_preload_patch(void);
-
 #if PCI_PRELOAD_ASM_ENTRY
 /* The assembler text the x86-64 entries share (entry_x86_64.c,
  * entry_x86_64_v3.c and entry_x86_64_v4.c lay their cases out
@@ -138,25 +133,14 @@ const char *pci_preload_patch(void);
     "	.size	pci_preload_memset, . - pci_preload_memset\n"                                  \
     "	.size	memset, . - memset\n"
 
-/* The record of a site for patch.c: the instruction at LABEL (a numeric
- * label just before, 661 or 662) reads VAR. Both as offsets from the
- * record, in the section pci_preload_sites. */
-#define PCI_ASM_SITE(label, var)                                                               \
-    "	.pushsection pci_preload_sites, \"a\"\n"                                                 \
-    "	.balign	4\n"                                                                           \
-    "	.long	" label "b - ., " var " - .\n"                                                     \
-    "	.popsection\n"
+/* cmp VAR(%rip), %REG: a compare of a limit, read from its variable on
+ * every call (7 bytes). The code is never written at run time: no page of
+ * the process becomes writable and executable because of the preload
+ * (tests/preload/wx.c holds it to that). */
+#define PCI_ASM_CMP(var, reg) "	cmp	" var "(%rip), %" reg "\n"
 
-/* cmp VAR(%rip), %REG: a compare of a limit, recorded as a site that
- * patch.c turns into cmp $VALUE, %REG once the limit holds its final
- * value (the same 7 bytes). Every limit the entries read goes through it. */
-#define PCI_ASM_CMP(var, reg)                                                                  \
-    "661:	cmp	" var "(%rip), %" reg "\n" PCI_ASM_SITE("661", var)
-
-/* jmp *pci_preload_real(%rip), recorded as a site that patch.c turns into
- * a direct jump where the C library's memset lies within reach. */
-#define PCI_ASM_JMP_REAL                                                                       \
-    "662:	jmp	*pci_preload_real(%rip)\n" PCI_ASM_SITE("662", "pci_preload_real")
+/* The tail jump to the next memset, through its pointer. */
+#define PCI_ASM_JMP_REAL "	jmp	*pci_preload_real(%rip)\n"
 
 /* The head: memset's first instructions, after the entry's own alignment.
  * rax holds the return value from here on; a call not shorter than

@@ -74,8 +74,6 @@ static _Atomic int state = ST_EARLY;
 void *(*pci_preload_real)(void *, int, size_t);
 static size_t min_len = SIZE_MAX;
 static const char *pass_why = "not initialised";
-/* Why the entry still reads its limits (patch.c), or NULL. */
-static const char *patch_why = "not initialised";
 /* The fast path's test (entry.h): a length below it goes straight to the
  * real memset. 0 until the real memset is known (everything to
  * pci_preload_set), then min_len when READY, SIZE_MAX when passing
@@ -436,15 +434,10 @@ __attribute__((constructor)) static void preload_init(void)
                           memory_order_release);
     if (pass_why == NULL && !pci_preload_stats_on && next_is_libc(f))
         own_stores(want_avx512, want_avx2, min_len);
-    /* The limits are final: into the entry's code with them (patch.c). */
-    if (env_switch("PAGECLEAR_PRELOAD_PATCH", 1))
-        patch_why = pci_preload_patch();
-    else
-        patch_why = "PAGECLEAR_PRELOAD_PATCH=0";
 }
 
 __attribute__((destructor)) static void preload_fini(void)
 {
     if (pci_preload_stats_on)
-        pci_preload_stats_print(pass_why == NULL ? min_len : SIZE_MAX, pass_why, patch_why);
+        pci_preload_stats_print(pass_why == NULL ? min_len : SIZE_MAX, pass_why);
 }

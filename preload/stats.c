@@ -47,7 +47,7 @@ static void put(const char *line, int n)
         (void)!write(STDERR_FILENO, line, (size_t)n);
 }
 
-void pci_preload_stats_print(size_t min, const char *why, const char *patch_why)
+void pci_preload_stats_print(size_t min, const char *why)
 {
     char line[256];
     int n;
@@ -69,10 +69,4 @@ void pci_preload_stats_print(size_t min, const char *why, const char *patch_why)
                      atomic_load(&bytes[PCI_ROUTE_LIBC][c]));
         put(line, n);
     }
-    if (patch_why == NULL)
-        n = snprintf(line, sizeof(line), "pageclear-preload: entry: its limits in its code\n");
-    else
-        n = snprintf(line, sizeof(line), "pageclear-preload: entry: reads its limits (%s)\n",
-                     patch_why);
-    put(line, n);
 }

@@ -17,7 +17,7 @@ the preload, the C library's memset on both sides: how far from 1 a cell
 strays on this machine with nothing to find.
 
   scripts/preload_calls.py [--build DIR] [--runs N] [--rounds R]
-      [--paths none,entry,read,baseline,avx2,sse2,v3,v3read,v4,v4evex] [--glibc CMD]...
+      [--paths none,entry,baseline,avx2,sse2,v3,v4,v4evex] [--glibc CMD]...
       [--tunables T]...
       [SIZE...]
 
@@ -47,12 +47,10 @@ from bench_host import check_wrappers, cpu_name
 # preload), its AVX2 case on as in "avx2"; "v4" the copy for the AVX-512
 # CPUs, as it chooses on this CPU, and "v4evex" with 256-bit stores for
 # 65-128 B too and 129-512 B passed on (as on the AVX-512 CPUs before
-# AVX-VNNI). "read" is "entry", and "v3read" "v3", with the entry reading
-# its limits on every call (PAGECLEAR_PRELOAD_PATCH=0: preload/patch.c
-# leaves its code as built). "none" runs
-# without the preload: both pointers preload_calls times are then the C
-# library's memset, and its ratios are the noise a column's cells sit in
-# on this machine.
+# AVX-VNNI). Every entry reads its limits from memory on every call (no
+# code is written at run time). "none" runs without the preload: both
+# pointers preload_calls times are then the C library's memset, and its
+# ratios are the noise a column's cells sit in on this machine.
 PATHS = {
     "none": {},
     "entry": {},
@@ -62,12 +60,10 @@ PATHS = {
     "v3": {"PAGECLEAR_PRELOAD_AVX2": "1"},
     "v4": {},
     "v4evex": {"PAGECLEAR_PRELOAD_AVX512": "0"},
-    "read": {"PAGECLEAR_PRELOAD_PATCH": "0"},
-    "v3read": {"PAGECLEAR_PRELOAD_AVX2": "1", "PAGECLEAR_PRELOAD_PATCH": "0"},
 }
 # The copies beside the preload, by path name.
 COPIES = {p: f"glibc-hwcaps/x86-64-{p[:2]}/libpageclear-preload-impl.so"
-          for p in ("v3", "v4", "v4evex", "v3read")}
+          for p in ("v3", "v4", "v4evex")}
 # The default sizes: the entry's own cases and their edges, and calls
 # between 128 B and 320 B, where the tests before the jump to the C library
 # showed most (docs/preload-short-calls-129-512.md, "Calls passed on:

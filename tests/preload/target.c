@@ -25,9 +25,9 @@
  *                     the second is not; errno unchanged by both
  *   target chk        __memset_chk with a destination too small (must
  *                     abort as the C library does)
- *   target patched    prints "head immediate" if memset's first compare has
- *                     its limit as an immediate, "head load" if it reads
- *                     it, "head other" for any other code (x86-64)
+ *   target wx         the correct case, then no mapping writable and
+ *                     executable, and memset's code as built (x86-64: its
+ *                     head reads its first limit); run under wx.c
  *   target env        prints LD_PRELOAD
  */
 #include <dlfcn.h>
@@ -423,6 +423,37 @@ static int mode_chk(void)
     return 1;
 }
 
+/* No mapping of this process is writable and executable, after every
+ * length and alignment through the preload's entry (mode_correct); on
+ * x86-64 memset's head still reads its first limit from memory (mov
+ * %rdi, %rax: 48 89 f8, then cmp VAR(%rip): 48 3b): its code is as
+ * built. Run under tests/preload/wx.c, which kills the process at any
+ * request for writable and executable memory. */
+static int mode_wx(void)
+{
+    if (mode_correct() != 0)
+        return 1;
+    FILE *f = fopen("/proc/self/maps", "re");
+    CHECK(f != NULL);
+    char line[512], perms[8];
+    int wx = 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "%*s %7s", perms) == 1 && perms[1] == 'w' && perms[2] == 'x') {
+            fprintf(stderr, "target: writable and executable: %s", line);
+            wx = 1;
+        }
+    fclose(f);
+    CHECK(!wx);
+#if defined(__x86_64__)
+    const unsigned char *h = dlsym(RTLD_DEFAULT, "memset");
+    CHECK(h != NULL);
+    if (h[0] == 0x48 && h[1] == 0x89 && h[2] == 0xf8) /* the preload's entry */
+        CHECK(h[3] == 0x48 && h[4] == 0x3b);
+#endif
+    printf("no writable and executable mapping\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
@@ -442,24 +473,13 @@ int main(int argc, char **argv)
         return mode_chk();
     if (strcmp(m, "first") == 0)
         return mode_first();
-    if (strcmp(m, "patched") == 0) {
-        /* The head of memset as the program finds it: mov %rdi, %rax
-         * (48 89 f8), then the compare of its first limit, which reads it
-         * (48 3b) or has it as an immediate (48 81) once the preload has
-         * written it into the code (preload/patch.c). */
-        const unsigned char *h = dlsym(RTLD_DEFAULT, "memset");
-        CHECK(h != NULL);
-        if (h[0] != 0x48 || h[1] != 0x89 || h[2] != 0xf8 || h[3] != 0x48)
-            printf("head other\n");
-        else
-            printf("head %s\n", h[4] == 0x81 ? "immediate" : h[4] == 0x3b ? "load" : "other");
-        return 0;
-    }
+    if (strcmp(m, "wx") == 0)
+        return mode_wx();
     if (strcmp(m, "env") == 0) {
         const char *v = getenv("LD_PRELOAD");
         printf("LD_PRELOAD=%s\n", v ? v : "");
         return 0;
     }
-    fprintf(stderr, "usage: target correct|route|ctor|signal|threads|fork|first|chk|patched|env\n");
+    fprintf(stderr, "usage: target correct|route|ctor|signal|threads|fork|first|chk|wx|env\n");
     return 2;
 }
