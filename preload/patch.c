@@ -10,7 +10,7 @@
  * a run of calls cover every offset). The dynamic loader's way of
  * choosing code once, an indirect function, made it print "Relink ...
  * for IFUNC symbol memset" in every program with a library bound at load
- * (docs/preload-short-calls-zen5.md, "Zen 5: the loads of the limits").
+ * (docs/notes.md, "Zen 5: the loads of the limits").
  *
  * Each compare of a limit in the entry is `cmp VAR(%rip), REG` (48 3b,
  * 7 bytes), recorded as a site by PCI_ASM_CMP (entry.h) in the section

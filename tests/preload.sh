@@ -399,8 +399,8 @@ quiet)
     # preload: under it they write what they write without it and nothing
     # more, on stdout or stderr. The dynamic loader speaks on stderr for
     # some things a preload may do: with memset an indirect function
-    # (tried, docs/preload-short-calls-zen5.md, "Zen 5: the loads of the
-    # limits") it printed "Relink ... for IFUNC symbol `memset'" for every
+    # (tried, docs/notes.md, "Zen 5: the loads of the limits") it printed
+    # "Relink ... for IFUNC symbol `memset'" for every
     # such library, in every program.
     for prog in "ls -d /" "bash -c :"; do
         want=$(env $prog 2>&1) || { echo "SKIP: $prog does not run here"; exit 77; }
@@ -500,7 +500,7 @@ calls)
     "$calls" 1 8 > "$tmp/plain.out" 2>&1 || bad "preload_calls without the preload"
     grep -q "no preload" "$tmp/plain.out" || bad "preload_calls saw a preload where none was"
     "$calls" 0 > /dev/null 2>&1; [ $? -eq 2 ] || bad "preload_calls 0 rounds: not exit 2"
-    # scripts/preload_calls.py, the tables of docs/preload-short-calls.md: two
+    # scripts/preload_calls.py, the tables of docs/notes.md's short calls: two
     # columns, two sizes, both tables; a bad path name refused.
     tables="$(dirname "$0")/../scripts/preload_calls.py"
     python3 "$tables" --calls "$calls" --preload "$preload" --runs 1 --rounds 1 \
@@ -539,8 +539,9 @@ calls)
     env LD_PRELOAD="$preload" "$bin" mem memset -f help | grep -q '^  libc ' ||
         bad "libc not listed under the preload"
     "$bin" mem memset -f help | grep -q '^  libc ' && bad "libc listed with no preload"
-    # scripts/preload_states.py, docs/preload-measured.md's per-state
-    # table: it runs pageclear mem under the filter of the build $bin is
+    # scripts/preload_states.py, the per-state table of docs/notes.md's
+    # "The preload's threshold": it runs pageclear mem under the filter of the
+    # build $bin is
     # in. One pass of two states and two sizes, preload_min 64K: one table
     # of four rows, each with its two ratios, and the one against pc_clear
     # only from preload_min on; a state it has not is refused.
