@@ -40,7 +40,7 @@ int pci_preload_short_avx2(const struct pci_cpuid *c);
  * src/libc_memset.h's rule (pci_libc_stosb_above) gives 2048 B, as it
  * does with ERMS on Intel from glibc 2.26 and on AMD under 2.26 to 2.38
  * (where glibc 2.40 on streams from, 131 MiB on the Intel guest, is far
- * above 64 KiB; docs/preload-below-threshold.md). Else 0, the C library's
+ * above 64 KiB; docs/notes.md, "Calls of 2-64 KiB"). Else 0, the C library's
  * version or a tunable unknown to the rule included. */
 int pci_preload_stosb_as_libc(const struct pci_cpuid *c, const char *tunables,
                               const char *libc_version);

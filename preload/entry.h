@@ -2,7 +2,7 @@
 /*
  * entry.h - what the memset entry point reads, shared by preload.c (which
  * writes it, and holds the generic entry) and the entries written in
- * assembly for the calls of a few bytes (docs/preload-short-calls.md):
+ * assembly for the calls of a few bytes (docs/notes.md, "Short calls"):
  * entry_x86_64.c in libpageclear-preload.so, and in its
  * copies for the loader to choose by CPU, entry_x86_64_v3.c (the AVX2
  * CPUs, glibc-hwcaps/x86-64-v3/) and entry_x86_64_v4.c (the AVX-512 ones,
@@ -97,8 +97,8 @@ extern _Atomic size_t pci_preload_stosb_span;
  * its x86_rep_stosb_threshold's default (it takes rep stosb above it). */
 #define PCI_PRELOAD_STOSB_FROM 2049
 /* The last: where the jump to the C library's memset no longer shows
- * against the time of the call (docs/preload-below-threshold.md, "Calls
- * of 2-64 KiB": over a warm extent, passed on, 4 KiB measured 0.93-0.95
+ * against the time of the call (docs/notes.md, "Calls of 2-64 KiB": over a
+ * warm extent, passed on, 4 KiB measured 0.93-0.95
  * of the C library's own speed, 8-16 KiB 0.95-1.00, 64 KiB 1.00-1.01). */
 #define PCI_PRELOAD_STOSB_MAX 65536
 

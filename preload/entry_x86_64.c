@@ -2,7 +2,7 @@
 /*
  * entry_x86_64.c - memset's entry point on x86-64, in assembly because its
  * cost is in the layout. Measured on the Intel guest in one process,
- * interleaved, calls of 1-512 B (docs/preload-short-calls.md):
+ * interleaved, calls of 1-512 B (docs/notes.md, "The default entry"):
  * passing every short call on to the C library cost about 1 ns a call
  * (the second indirect jump), C versions that stored the short calls
  * themselves lost it again in taken branches (the compiler shares one
@@ -14,11 +14,13 @@
  *    to 1.31x the C library's evex256 and AVX2 memset there. Four stores
  *    for all of 16-64 B, without a branch (two of them the same up to
  *    32 B), measured 1.14-1.29x at 31 B against glibc 2.41's evex256 and
- *    AVX2 memset (emulated), two 0.86-0.97 (docs/preload-short-calls.md).
+ *    AVX2 memset (emulated), two 0.86-0.97
+ *    (7af8c43:docs/preload-short-calls.md).
  *    Those AVX2 figures are against the C library's AVX2 memset for RTM;
  *    against the plain one Zen 3 runs, 32-64 B lose 5-38% here, and are
  *    level only with the whole path in the entry's first line, which the
- *    AVX-512 and SSE2 cases then lose (docs/preload-short-calls-avx2.md);
+ *    AVX-512 and SSE2 cases then lose (docs/notes.md, "An entry for the
+ *    AVX2 CPUs");
  *  - AVX-512 (BW) with BMI2, where 512-bit stores cost no clock speed:
  *    0-64 B one masked 64-byte store behind one taken branch (time over
  *    the C library's own, glibc 2.36 / 2.41: 0.97-1.02 / 0.97-1.01 at
@@ -129,7 +131,7 @@ __asm__(
      * second table) it measured 0.90-1.12 of the C library's time at
      * 1-56 B (2.36) and 0.98-1.03 (2.41); going back to the baseline cases
      * from here measured the same there and moved the other cases' code
-     * (docs/preload-short-calls.md). */
+     * (7af8c43:docs/preload-short-calls.md, in git). */
     "7:	lea	-64(%rdi,%rdx), %r8\n"
     "	mov	$64, %ecx\n"
     "	sub	%edx, %ecx\n"

@@ -14,7 +14,7 @@
  * test, the size tests and the AVX2 case to its ret, and every shorter
  * case is one taken branch away, as in entry_x86_64.c: level with the C
  * library's at 1-256 B under glibc 2.36 and 2.41 but for two cells
- * (docs/preload-short-calls-avx2.md, "An entry for the AVX2 CPUs").
+ * (docs/notes.md, "An entry for the AVX2 CPUs").
  * Calls of 65-2048 B it stores too, with the C library's own stores for
  * them (below). Nothing else is tested there: a load and compare more in
  * the head (the RTM test) measured 25% slower at 32-64 B at a page's end
@@ -49,7 +49,7 @@ __asm__(
      * did (above). The block starts at a multiple of 128 bytes: the same
      * code at eight addresses 64 bytes apart measured 0.99-1.01 at 32-64 B
      * at a page's end under glibc 2.36 where it started one, 1.00-1.10
-     * where it did not (docs/preload-short-calls-avx2.md). */
+     * where it did not (7af8c43:docs/preload-short-calls-avx2.md, in git). */
     "	.p2align 7\n"
     PCI_ASM_HEAD
     "	cmp	$4, %rdx\n"
@@ -103,7 +103,7 @@ __asm__(
      * eight ending at s + n measured 1.52 at 257 B (the two halves one byte
      * apart) and 1.09-1.12 at 288-384 B; the loop 0.97-1.01 to 2048 B,
      * where passed on 288-512 B measured 1.04-1.13
-     * (docs/preload-short-calls-zen5.md, "The AVX2 copy stores 65-2048 B"). */
+     * (docs/notes.md, "The AVX2 copy stores 65-2048 B"). */
     "	.p2align 6\n"
     "2:	lea	-65(%rdx), %rcx\n"
     PCI_ASM_CMP("pci_preload_long_span", "rcx")

@@ -14,7 +14,7 @@
  * whose 512-bit stores keep the clock, 129-2048 B as well, where the C
  * library's memset is four to eight 64-byte stores, or a loop, and the
  * tests before the jump to it cost 4-15% at 129-512 B and 1-3% at
- * 513 B-2 KiB (docs/preload-short-calls.md).
+ * 513 B-2 KiB (docs/notes.md, "Calls passed on: 129-320 B").
  *
  * The 0-64 B case is two 32-byte EVEX stores of ymm16 under one byte
  * mask, not one 64-byte store: a 256-bit store keeps the clock on every
@@ -25,8 +25,8 @@
  * of the 256-bit EVEX memset the C library gives them at 1-31 B, and
  * 1.16-1.26 at 32-56 B at a page's end (emulated); this CPU lost 6% at
  * 56 B under glibc 2.36. With these two stores, both are level or ahead
- * but for a few cells (docs/preload-short-calls-avx512.md, "Two 32-byte
- * stores for every AVX-512 CPU").
+ * but for a few cells (docs/notes.md, "Two 32-byte stores for every
+ * AVX-512 CPU").
  *
  * Where the CPU has AVX512F, BW, VL and BMI2 and the OS saves their state
  * (cpu.h, pci_preload_short_evex256), preload.c turns the head's case on
@@ -112,8 +112,8 @@ __asm__(
      * 2.36 and 2.41; with the case falling through, 129-256 B 1.00 and
      * 65-112 B 1.03-1.05; with it falling through but the 32-byte span
      * still tested first, 1.12-1.13 again at 129-256 B
-     * (docs/preload-short-calls-zen5.md, "Zen 5: the 64-byte case falls
-     * through"). Where the 32-byte stores are on (Skylake-SP to Ice
+     * (docs/notes.md, "Zen 5: the 64-byte case falls through"). Where the
+     * 32-byte stores are on (Skylake-SP to Ice
      * Lake), 65-128 B take a taken branch more than before; not measured
      * there. Their span tested first here, its limit patched in, cost
      * 257 B 2-3% on the Zen 5 guest and showed no gain there (the same
@@ -132,8 +132,8 @@ __asm__(
      * on this CPU stores the same way (objdump of glibc 2.36's), and the
      * order counts: the same four stores at 129-256 B with s + n - 64
      * second measured 1.05 at 224 B against 1.00 in address order
-     * (docs/preload-short-calls-129-512.md, "Calls of 129-512 B stored
-     * here"). Which case falls through counts too: with 129-256 B falling
+     * (docs/notes.md, "Calls of 129-512 B stored here"). Which case falls
+     * through counts too: with 129-256 B falling
      * through at 4: and 257-512 B in the next line, 200 and 248 B measured
      * 1.03-1.04 of the C library's time under glibc 2.41; with 257-512 B
      * falling through and 129-256 B after it, a taken branch more,
@@ -239,7 +239,7 @@ __asm__(
     /* 2049 B to 64 KiB where the C library's memset takes rep stosb too
      * (pci_preload_stosb_span; cpu.h): the same instruction, without the
      * jump to it and its own tests before it, which cost 3-6% of a 4 KiB
-     * call's time over a warm extent (docs/preload-below-threshold.md). The
+     * call's time over a warm extent (docs/notes.md, "Calls of 2-64 KiB"). The
      * direction flag is clear at any call (the ABI; the kernel clears it
      * for a signal handler). rdx keeps s for the return value while al holds
      * the byte. */

@@ -10,7 +10,8 @@
  * entry_x86_64_v4.c), whatever path the user wrote. Named by path, the
  * preload was otherwise that one file, the default entry, which measured
  * up to 28% slower on short calls than the CPU's own copy
- * (docs/preload-short-calls-129-512.md). The loader puts a filter's
+ * (docs/notes.md, "The file users name loads the copy for the CPU").
+ * The loader puts a filter's
  * filtee just before it in the lookup order, so the filtee's memset is
  * the one every object binds to, and its dlsym(RTLD_NEXT) passes over
  * this file, which defines none, to the next memset (tests/preload.sh,

@@ -96,7 +96,7 @@ _Atomic size_t pci_preload_stosb_span;
 /* From this length a call about to go through pageclear first asks the
  * kernel whether the page of its middle byte is resident (mincore, one
  * system call, measured at 0.41 us here: under 1% of a 1 MiB clear at
- * 20 GB/s; docs/preload-measured.md, "First touch"). */
+ * 20 GB/s; docs/notes.md, "The preload's threshold"). */
 #define FIRST_CHECK_MIN ((size_t)1 << 20)
 static size_t page_size = 4096; /* sysconf's, from the constructor */
 
@@ -161,7 +161,7 @@ static int via_pageclear(void *s, int c, size_t n)
  * page of such memory into the cache as the call faults it in: the C
  * library's memset then overwrites cached lines where pageclear's
  * streaming stores would push them out to memory, which measured slower
- * (docs/preload-measured.md, "First touch"). errno is kept: memset does
+ * (docs/notes.md, "The preload's threshold"). errno is kept: memset does
  * not change it. A system call and errno: async-signal-safe. */
 static int first_touch(const void *s, size_t n)
 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The short-call tables of docs/preload-short-calls.md on this
+"""The short-call tables of docs/notes.md ("Short calls") on this
 machine: the time of a memset call through libpageclear-preload.so over the
 C library's own, per size, for each of the entry's store paths, under each
 C library asked for.
@@ -28,7 +28,7 @@ another CPU runs it: glibc.cpu.hwcaps=Prefer_No_AVX512 for the 256-bit
 EVEX one of Intel's AVX-512 CPUs without AVX-VNNI; on an Intel CPU with
 RTM, glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-RTM,-Prefer_No_VZEROUPPER
 for the plain AVX2 one of Zen 3, which without the last two is the one
-built for transactions; docs/preload-short-calls-avx2.md).
+built for transactions; docs/notes.md, "An entry for the AVX2 CPUs").
 """
 import argparse
 import os
@@ -66,8 +66,8 @@ COPIES = {p: f"glibc-hwcaps/x86-64-{p[:2]}/libpageclear-preload-impl.so"
           for p in ("v3", "v4", "v4evex")}
 # The default sizes: the entry's own cases and their edges, and calls
 # between 128 B and 320 B, where the tests before the jump to the C library
-# showed most (docs/preload-short-calls-129-512.md, "Calls passed on:
-# 129-320 B") and which the AVX-512 copy now stores itself ("Calls of
+# showed most (docs/notes.md, "Calls passed on: 129-320 B") and which the
+# AVX-512 copy now stores itself ("Calls of
 # 129-512 B stored here").
 SIZES = [1, 3, 4, 8, 12, 16, 24, 31, 32, 40, 48, 56, 64, 65, 96, 128, 160, 200, 248, 256, 288,
          4096]

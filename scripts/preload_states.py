@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The per-state table of docs/preload-measured.md on this machine: memset
+"""The per-state table behind docs/notes.md's "The preload's threshold"
+on this machine: memset
 through libpageclear-preload.so against the C library's own, and against
 pc_clear, per cache state and size, under each C library asked for.
 
@@ -47,7 +48,8 @@ import sys
 from bench_host import check_wrappers, cpu_name
 
 STATES = ("warm", "use", "cold", "first")
-# The sizes of docs/preload-measured.md's table: calls the preload passes on or
+# The sizes of the per-state tables (7af8c43:docs/preload-measured.md, in
+# git): calls the preload passes on or
 # stores itself (4 KiB to 16 MiB, below the built-in preload_min of 16 or
 # 32 MiB; 4 and 8 KiB in the AVX-512 copy's rep stosb span on Intel) and
 # calls it sends to pageclear (64 and 256 MiB).

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""Every code block of README.md and docs/*.md is checked as its marker says.
+"""Every code block of README.md, docs/*.md and docs/results/*.md (made by
+scripts/results_pages.py, which writes the markers too) is checked as its
+marker says.
 
 The line just before each fence must be an HTML comment (invisible on
 GitHub) naming how the block is checked; a block without one fails:
@@ -290,7 +292,8 @@ def main() -> int:
     p.add_argument("--rust", action="store_true", help="build and run the Rust blocks")
     p.add_argument("files", nargs="*", type=pathlib.Path)
     a = p.parse_args()
-    files = a.files or [SRC / "README.md", *sorted((SRC / "docs").glob("*.md"))]
+    files = a.files or [SRC / "README.md", *sorted((SRC / "docs").glob("*.md")),
+                        *sorted((SRC / "docs" / "results").glob("*.md"))]
     errors: List[str] = []
     if a.markers_only:
         n = sum(len(blocks(f.resolve(), errors)) for f in files)

@@ -19,7 +19,8 @@
 
 /* glibc's x86-64 memset stores a call longer than this with rep stosb
  * where the CPU has ERMS (2048 unless set; `ld.so --list-tunables`, and
- * gdb on the Zen 5 and Intel guests, docs/preload-below-threshold.md). */
+ * gdb on the Zen 5 and Intel guests, docs/notes.md, "The C library's
+ * versions"). */
 #define PCI_GLIBC_STOSB_TUNABLE "glibc.cpu.x86_rep_stosb_threshold"
 #define PCI_GLIBC_STOSB_DEFAULT ((size_t)2048)
 #define PCI_GLIBC_STOSB_TUNABLE_SINCE 32 /* glibc 2.32 brought it */
@@ -71,8 +72,7 @@ int pci_glibc_tunable(const char *tunables, const char *name, size_t *v);
  *   and loops at every size, gdb; 2.40's sources set it so first, and
  *   later versions are taken to do the same); 2.39: unknown, as its
  *   release set 2048 and its maintenance updates SIZE_MAX, both calling
- *   themselves "2.39" (docs/preload-measured-zen5.md, "The C library's
- *   versions");
+ *   themselves "2.39" (docs/notes.md, "The C library's versions");
  * - PCI_GLIBC_STOSB_TUNABLE set (from 1, glibc's least): its value on
  *   either vendor, glibc taking it over its default; before 2.32, which
  *   ignores it unless its distribution brought the tunable in: unknown;

@@ -351,6 +351,11 @@ wx)
         [ "$rc" -eq 0 ] && grep -q "^no writable and executable mapping$" "$tmp/wx$stats.out" ||
             { bad "wx, stats $stats: exit $rc"; cat "$tmp/wx$stats.err"; }
     done
+    # With a thread in the entry while the constructor sets its limits.
+    env LD_PRELOAD="$preload:$early" PC_TEST_EARLY_THREAD=1 "$wx" "$target" wx \
+        > "$tmp/wxt.out" 2> "$tmp/wxt.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || { bad "wx, a thread in the entry from the start: exit $rc"; cat "$tmp/wxt.err"; }
     "$wx" "$bin" exec --lib "$preload" -- "$target" wx > "$tmp/wxe.out" 2> "$tmp/wxe.err"
     rc=$?
     [ "$rc" -eq 0 ] || { bad "wx, pageclear exec: exit $rc"; cat "$tmp/wxe.err"; }
@@ -366,8 +371,8 @@ quiet)
     # preload: under it they write what they write without it and nothing
     # more, on stdout or stderr. The dynamic loader speaks on stderr for
     # some things a preload may do: with memset an indirect function
-    # (tried, docs/preload-short-calls-zen5.md, "Zen 5: the loads of the
-    # limits") it printed "Relink ... for IFUNC symbol `memset'" for every
+    # (tried, docs/notes.md, "Zen 5: the loads of the limits") it printed
+    # "Relink ... for IFUNC symbol `memset'" for every
     # such library, in every program.
     for prog in "ls -d /" "bash -c :"; do
         want=$(env $prog 2>&1) || { echo "SKIP: $prog does not run here"; exit 77; }
@@ -467,7 +472,7 @@ calls)
     "$calls" 1 8 > "$tmp/plain.out" 2>&1 || bad "preload_calls without the preload"
     grep -q "no preload" "$tmp/plain.out" || bad "preload_calls saw a preload where none was"
     "$calls" 0 > /dev/null 2>&1; [ $? -eq 2 ] || bad "preload_calls 0 rounds: not exit 2"
-    # scripts/preload_calls.py, the tables of docs/preload-short-calls.md: two
+    # scripts/preload_calls.py, the tables of docs/notes.md's short calls: two
     # columns, two sizes, both tables; a bad path name refused.
     tables="$(dirname "$0")/../scripts/preload_calls.py"
     python3 "$tables" --calls "$calls" --preload "$preload" --runs 1 --rounds 1 \
@@ -506,8 +511,9 @@ calls)
     env LD_PRELOAD="$preload" "$bin" mem memset -f help | grep -q '^  libc ' ||
         bad "libc not listed under the preload"
     "$bin" mem memset -f help | grep -q '^  libc ' && bad "libc listed with no preload"
-    # scripts/preload_states.py, docs/preload-measured.md's per-state
-    # table: it runs pageclear mem under the filter of the build $bin is
+    # scripts/preload_states.py, the per-state table of docs/notes.md's
+    # "The preload's threshold": it runs pageclear mem under the filter of the
+    # build $bin is
     # in. One pass of two states and two sizes, preload_min 64K: one table
     # of four rows, each with its two ratios, and the one against pc_clear
     # only from preload_min on; a state it has not is refused.

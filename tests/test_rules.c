@@ -6,7 +6,8 @@
  * window each threshold's measured crossover allows, and which primitive
  * pc_clear (warm, use) or pc_clear_cold (cold) should pick at sizes from
  * 4 KiB to 1 GiB where the measurements say. The figures behind every row
- * are in docs/measurements.md and the parts it lists (Part I: the Intel
+ * are summed up in docs/notes.md, "Selection thresholds", and in full in
+ * the old measurement pages it lists (Part I: the Intel
  * guest; Part II, measurements-zen4.md: Zen 4; Part III,
  * measurements-rules.md: Zen 3, and the Intel guest's cold small extents
  * in section 17; Part VI, measurements-zen5.md: Zen 5, section 26). The
@@ -249,7 +250,8 @@ static int check_picks(const struct machine *m, const struct pci_tuning *t)
  * at every size), preload_min drops to half the L3 where that is below
  * nt_threshold: on the Zen 5 guest, where 8 MiB loses `use` (0.96) and
  * 16-24 MiB gain or hold in every state (src/tuning/defaults.c,
- * docs/preload-measured-zen5.md). Zen 3 and 4 keep their 16 MiB; Intel, where
+ * docs/notes.md, "The preload's threshold"). Zen 3 and 4 keep their 16 MiB;
+ * Intel, where
  * 2.41 takes rep stosb above 2 KiB, keeps its rule; a user's
  * x86_rep_stosb_threshold brings rep stosb back, and with it the 2.36
  * rule; a C library the rule does not know keeps it too. */
@@ -327,8 +329,8 @@ int main(void)
     }
     /* Only the Intel guest's warm 4 MiB, Zen 3's use below 8 MiB and Zen
      * 5's use from 16 KiB to 1 MiB and at 16 MiB are losses no threshold
-     * avoids (docs/measurements-rules.md and
-     * docs/measurements-zen5.md, Parts III and VI). */
+     * avoids (docs/notes.md, "Selection thresholds": Parts III and
+     * VI). */
     CHECK_EQ(conflicts[0], 1);
     CHECK_EQ(conflicts[1], 0);
     CHECK_EQ(conflicts[2], 3);

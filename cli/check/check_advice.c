@@ -5,7 +5,8 @@
  * it any machine.
  *
  * A threshold moved for one state moves the clear in every state: on the
- * Zen 3 guest (docs/measurements-rules.md, Part III) streaming stores gain ~30%
+ * Zen 3 guest (docs/notes.md, "Selection thresholds") streaming stores gain
+ * ~30%
  * in `use` from 1 to 8 MiB and lose 30-50% in `warm`, and a profile line
  * offered for the `use` verdict alone took warm to 0.74 of the best. So the
  * change is weighed as `pageclear tune` weighs a threshold (cli/tune/decide.c):

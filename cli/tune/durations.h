@@ -13,7 +13,9 @@
  * CPU); tune then also timed memset beside the primitives (preload_min)
  * and under GLIBC_TUNABLES. Every cold and use run reads twice the LLC
  * to evict it: 520 MiB here, 64 MiB on the Zen 4 guest (L3 32 MiB), where
- * a full tune took 24 s before those additions (docs/measurements.md). Full
+ * a full tune took 24 s before those additions
+ * (7af8c43:docs/measurements-zen4.md,
+ * section 10, in git). Full
  * `pageclear check` (no profile, the same guest and lock, 14:11 UTC, load
  * average 0.2): 423.5 s wall (402+18 s of CPU), with its 4 GiB rows and
  * the 520 MiB eviction before every cold and use run; 44.2 s for

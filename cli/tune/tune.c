@@ -53,12 +53,13 @@
 #define BYTES_PER_RUN (64 * MIB)
 /* The grid the one-thread thresholds are placed on: from a page to the
  * size where every crossover measured lies well behind (the streaming
- * ones at 4-32 MiB on the machines in docs/measurements.md), by twos
+ * ones at 4-32 MiB on the machines in docs/notes.md), by twos
  * (--quick: by fours). */
 #define GRID_MIN (4 * KIB)
 #define GRID_MAX (256 * MIB)
 /* The vector/string crossover: 32-48 KiB on the Intel, Zen 3 and 4 guests, 768-896 KiB on
- * Zen 5 (docs/measurements-zen5.md, section 26); 2 MiB is the largest L2 measured. */
+ * Zen 5 (docs/notes.md, "Selection thresholds"); 2 MiB is the largest L2
+ * measured. */
 #define VECTOR_SPAN (2 * MIB)
 
 /* The primitives tune measures, by the kind of store the selection uses

@@ -15,7 +15,8 @@
  * Clear or give back. A page that must become zero again can be cleared,
  * or dropped (MADV_DONTNEED) and refaulted, zeroed by the kernel, when next
  * touched. Measured on the Intel Xeon guest with THP, per GiB
- * (docs/measurements-rules.md, section 16): drop 2.4 ms, clear 47 ms, refault
+ * (docs/notes.md, "Figures the old README quoted"): drop 2.4 ms, clear 47 ms,
+ * refault
  * 151 ms. So for memory that is used again clearing wins (47 against
  * 2.4 + 151, 3.3x), and dropping pays only for pages less than
  * (47 - 2.4) / 151 = 30% likely to be touched again - which the pool

@@ -15,7 +15,9 @@
 
 /*
  * The rules below are checked against four machines' measured crossovers
- * (tests/test_rules.c; the figures are in docs/measurements.md): the Intel
+ * (tests/test_rules.c; docs/notes.md, "Selection thresholds"; the parts
+ * and sections cited below are the old measurement pages, which
+ * docs/notes.md lists, "Where the old pages are"): the Intel
  * Xeon guest (Sapphire/Emerald Rapids class, L2 2 MiB, AVX-512, Part I),
  * the AMD EPYC Zen 4 guest (L2 1 MiB, L3 32 MiB, AVX-512, CLZERO, Part II),
  * the AMD EPYC Zen 3 guest (L2 512 KiB, L3 32 MiB, AVX2, CLZERO, no
@@ -187,7 +189,7 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  * - AMD (nt_threshold half the L3): on the Zen 4 guest rep stosb leads
  *   `warm` by 6-12% up to 8 MiB and streaming by 40-50% from 16 MiB; on
  *   the Zen 3 guest pc_clear gave 49.4 GB/s at 16 MiB warm against glibc
- *   2.36's memset's 36.6 (docs/measurements-rules.md, Part III). So from
+ *   2.36's memset's 36.6 (Part III, section 16). So from
  *   16 MiB.
  *   On Zen 5 nt_threshold is the whole L3 (32 MiB), and so is this: there
  *   `pageclear tune` found clzero level with glibc 2.36's memset at 32 MiB
@@ -195,7 +197,8 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  * - Intel and the rest (nt_threshold from the L2): on the Xeon guest
  *   memset through the preload against without, `pageclear mem memset -f
  *   glibc -v 0 -s SIZE -n 7 --cache warm`, three interleaved rounds
- *   (docs/preload-measured.md): 0.89-0.97 at 16 MiB (rep stosb still
+ *   (docs/notes.md, "The preload's threshold"): 0.89-0.97 at 16 MiB (rep
+ *   stosb still
  *   served from the 260 MiB LLC), 1.01-1.22 at 32 MiB. So from 32 MiB,
  *   giving up `use`'s 1.4x at 16 MiB for never losing `warm`.
  * - Where the C library's memset never takes rep stosb on AMD (glibc
@@ -204,7 +207,8 @@ static size_t default_parallel_nt_threshold(const struct pci_cpu *c,
  *   loop. Zen 5 guest under glibc 2.41 (`scripts/preload_states.py
  *   --states warm,use,cold --passes 3 --min 8M --glibc
  *   ../shared/tools/newer-glibc.sh 8MB 16MB 24MB`, the preload against
- *   that memset, docs/preload-measured-zen5.md): 16 MiB warm 1.07, use 1.03,
+ *   that memset, docs/notes.md, "The preload's threshold"): 16 MiB warm 1.07,
+ *   use 1.03,
  *   cold 1.20; 24 MiB 1.67, 1.08, 1.13; but 8 MiB use 0.96. So half the
  *   L3 (16 MiB on every AMD guest measured), never below the 16 MiB
  *   above, never above nt_threshold.

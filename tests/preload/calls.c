@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 {
     /* 200, 248 and 288 B: where the tests before the jump to the C
      * library showed most, and which the AVX-512 copy now stores itself
-     * (docs/preload-short-calls-129-512.md) */
+     * (docs/notes.md, "Calls passed on: 129-320 B") */
     static const size_t dflt[] = {1,  3,  4,   7,   8,   12,  16,  24,  32,  48,   64,
                                   65, 96, 128, 200, 248, 256, 288, 512, 4096, 65536};
     int rounds = argc > 1 ? atoi(argv[1]) : 9;

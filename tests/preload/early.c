@@ -5,8 +5,8 @@
  * is not ready (tests/preload.sh, target ctor). It must work, and not
  * recurse. With PC_TEST_EARLY_THREAD set it also starts a thread that
  * calls memset until the process ends, so that the preload's constructor
- * runs while another thread is in its entry (case patched: the entry's
- * code must then stay as it is, preload/patch.c).
+ * runs while another thread is in its entry, its limits changing under
+ * it (case wx).
  */
 #include <pthread.h>
 #include <stddef.h>
