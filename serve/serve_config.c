@@ -15,6 +15,7 @@
  *   on_miss          fill | error: a request the reserve cannot serve
  *   connections      connections one uid may have open at once (1-64)
  *   request_timeout  seconds a client has to send its request (1-60)
+ *   fill_priority    idle | normal: the reserve's worker's priority
  * The parser reads only text[0, len), copies each line into a bounded
  * buffer first, and answers every input with 0 or one documented errno
  * and a one-line reason naming the line.
@@ -33,9 +34,9 @@
 
 #include "serve_config.h"
 
-enum key { K_SOCKET, K_GROUP, K_QUOTA, K_ON_MISS, K_CONNECTIONS, K_TIMEOUT, NFIXED };
+enum key { K_SOCKET, K_GROUP, K_QUOTA, K_ON_MISS, K_CONNECTIONS, K_TIMEOUT, K_FILL, NFIXED };
 static const char *const fixed_keys[NFIXED] = {
-    "socket", "group", "quota", "on_miss", "connections", "request_timeout",
+    "socket", "group", "quota", "on_miss", "connections", "request_timeout", "fill_priority",
 };
 
 struct parse {
@@ -250,6 +251,11 @@ static int parse_fixed(struct parse *p, enum key k, const char *val)
         if (parse_uint(val, 1, SERVE_TIMEOUT_MAX, &p->c.timeout) != 0)
             return fail(p, -ERANGE, "request_timeout = %s is out of range (want 1 to %d "
                         "seconds)", shown(val, s), SERVE_TIMEOUT_MAX);
+        return 0;
+    case K_FILL:
+        if (strcmp(val, "idle") != 0 && strcmp(val, "normal") != 0)
+            return fail(p, -EINVAL, "fill_priority = %s (want idle or normal)", shown(val, s));
+        p->c.fill = val[0] == 'i' ? SERVE_FILL_IDLE : SERVE_FILL_NORMAL;
         return 0;
     case NFIXED:
         break;

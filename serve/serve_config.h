@@ -41,6 +41,15 @@ enum serve_miss {
     SERVE_MISS_ERROR = 1 /* ... or refused with ENOMEM */
 };
 
+/* The priority the reserve's worker fills at (the kernel zeroes the pages
+ * in its context). */
+enum serve_fill {
+    SERVE_FILL_IDLE = 0,  /* SCHED_IDLE (else nice 19): only otherwise idle
+                             CPU time, so on a machine that is never idle
+                             the reserve fills slowly, or not at all */
+    SERVE_FILL_NORMAL = 1 /* the daemon's own priority */
+};
+
 struct serve_user_quota {
     char user[SERVE_NAME_MAX + 1]; /* a name or a decimal uid */
     uint64_t bytes;                /* SERVE_UNLIMITED: no limit */
@@ -59,6 +68,7 @@ struct serve_config {
     struct serve_user_quota users[SERVE_MAX_USERS];
     unsigned nusers;
     enum serve_miss on_miss;
+    enum serve_fill fill;
     unsigned connections; /* per uid at once */
     unsigned timeout;     /* seconds */
 };

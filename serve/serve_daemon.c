@@ -128,7 +128,7 @@ int serve_daemon_open(struct serve_daemon *d, const struct serve_config *cfg, co
     for (; d->reserves < SERVE_NPAGES; d->reserves++) {
         int p = (int)d->reserves;
         if (serve_reserve_start(&d->reserve[p], p, d->cfg.reserve[p], d->cfg.nblocks[p],
-                                d->cfg.on_miss) != 0)
+                                d->cfg.on_miss, d->cfg.fill) != 0)
             return -1;
     }
     return 0;

@@ -42,9 +42,11 @@ static const char *page_name(int page)
 
 /* SCHED_IDLE where allowed, else the lowest nice value: the fill only
  * uses otherwise idle CPU time (the kernel zeroes the pages in this
- * thread's context). */
+ * thread's context). Not with fill_priority = normal. */
 static void lower_priority(const struct serve_reserve *r)
 {
+    if (r->fill == SERVE_FILL_NORMAL)
+        return;
     struct sched_param sp = {.sched_priority = 0};
     if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) == 0)
         return;
@@ -195,12 +197,13 @@ static void *worker(void *arg)
 }
 
 int serve_reserve_start(struct serve_reserve *r, int page, const uint64_t *blocks, unsigned n,
-                        enum serve_miss on_miss)
+                        enum serve_miss on_miss, enum serve_fill fill)
 {
     memset(r, 0, sizeof(*r));
     r->page = page;
     r->nblocks = n;
     r->on_miss = on_miss;
+    r->fill = fill;
     for (unsigned i = 0; i < n; i++)
         r->blocks[i] = (struct serve_block){.fd = -1, .target = blocks[i]};
     pthread_condattr_t ca;

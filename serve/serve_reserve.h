@@ -36,14 +36,16 @@ struct serve_reserve {
     int logged_short;     /* said so in the log (once until full again) */
     uint64_t retry_at_ns; /* CLOCK_MONOTONIC: when to try again */
     enum serve_miss on_miss; /* for the log line when short */
+    enum serve_fill fill;    /* the worker's priority */
     uint64_t rate_bytes, rate_ns; /* the last fill of a block from empty */
     int was_full;         /* every block was full at the last look */
 };
 
 /* Set up the reserve of page size `page` with blocks[0, n) and start its
- * worker (none when n is 0). 0, or a negative errno after a log line. */
+ * worker (none when n is 0) at the priority fill says. 0, or a negative
+ * errno after a log line. */
 int serve_reserve_start(struct serve_reserve *r, int page, const uint64_t *blocks, unsigned n,
-                        enum serve_miss on_miss);
+                        enum serve_miss on_miss, enum serve_fill fill);
 /* Stop the worker (it finishes its current step) and close every block:
  * their pages go back to the kernel. */
 void serve_reserve_stop(struct serve_reserve *r);

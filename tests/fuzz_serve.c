@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
  * random bytes mixed in, so both refusals and successes are reached. */
 static const char *const tokens[] = {
     "socket", "group", "reserve.2M", "reserve.1G", "reserve.4K", "quota", "quota.root",
-    "quota.0", "on_miss", "connections", "request_timeout", "bogus", " = ", "=", " ", "\t",
+    "quota.0", "on_miss", "connections", "request_timeout", "fill_priority", "idle", "normal", "bogus", " = ", "=", " ", "\t",
     "\n", "\r\n", "# c ", "#", ",", "none", "unlimited", "fill", "error", "0", "1", "64",
     "65", "2M", "3M", "1G", "4G", "64T", "65T", "/run/x.sock", "x.sock", "root", "-x",
     "99999999999999999999", "reserve.2M = 4M 8M\n", "quota = 1G\n", "connections = 8\n",

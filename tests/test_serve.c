@@ -46,7 +46,7 @@ static void test_config(void)
     CHECK_EQ(parse("# the reserve\n\nsocket = /run/x.sock  # here\ngroup = kvm\n"
                    "reserve.2M = 4G, 1G 0\nreserve.1G = none\nquota = 8G\n"
                    "quota.root = unlimited\non_miss = error\nconnections = 2\n"
-                   "request_timeout = 60\n", &c, why), 0);
+                   "request_timeout = 60\nfill_priority = normal\n", &c, why), 0);
     CHECK(strcmp(c.socket, "/run/x.sock") == 0 && strcmp(c.group, "kvm") == 0);
     CHECK_EQ(c.nblocks[SERVE_PAGE_2M], 2);
     CHECK(c.reserve[SERVE_PAGE_2M][0] == (uint64_t)4 << 30);
@@ -54,8 +54,10 @@ static void test_config(void)
     CHECK_EQ(c.nblocks[SERVE_PAGE_1G], 0);
     CHECK(c.quota == (uint64_t)8 << 30 && c.nusers == 1 && c.users[0].bytes == SERVE_UNLIMITED);
     CHECK(c.on_miss == SERVE_MISS_ERROR && c.connections == 2 && c.timeout == 60);
+    CHECK(c.fill == SERVE_FILL_NORMAL);
     CHECK_EQ(parse("", &c, why), 0);
     CHECK(c.quota == SERVE_UNLIMITED && c.on_miss == SERVE_MISS_FILL && c.nblocks[0] == 0);
+    CHECK(c.fill == SERVE_FILL_IDLE);
 
     expect_error("quota = 1G\n\nbogus = 1\n", -EINVAL, "line 3: unknown key 'bogus'");
     expect_error("reserve.2M = 3M\n", -EINVAL, "line 1: reserve.2M: 3M is not a whole number");
@@ -68,6 +70,7 @@ static void test_config(void)
     expect_error("quota = 65T\n", -ERANGE, "out of range");
     expect_error("socket = run/x\n", -EINVAL, "not an absolute path");
     expect_error("on_miss = maybe\n", -EINVAL, "want fill or error");
+    expect_error("fill_priority = high\n", -EINVAL, "want idle or normal");
     expect_error("group = a b\n", -EINVAL, "not a group name");
     expect_error("just words\n", -EINVAL, "line 1: no '='");
     expect_error("quota =\n", -EINVAL, "no value for quota");

@@ -128,11 +128,31 @@ static int take_lock(struct cli_hugetlb *h)
     return 0;
 }
 
+/* 1 if reserving what pages lack of freep would take more than half the
+ * memory available, with the message in err: the kernel takes what it can
+ * of an impossible request, memory the rest of the machine then lacks
+ * until it is given back. */
+static int too_much(enum cli_page p, size_t pages, long freep, char *err, size_t errlen)
+{
+    if (freep < 0 || (size_t)freep >= pages)
+        return 0;
+    size_t more = (pages - (size_t)freep) * cli_page_bytes(p), avail = cli_mem_available();
+    if (avail == 0 || more <= avail / 2)
+        return 0;
+    snprintf(err, errlen, "%zu %s hugetlb pages would take more than half the memory available",
+             pages, cli_page_name(p));
+    return 1;
+}
+
 int cli_hugetlb_reserve(struct cli_hugetlb *h, enum cli_page p, size_t pages, char *err,
                         size_t errlen)
 {
     *h = (struct cli_hugetlb){.lock_fd = -1, .old = -1, .page = p};
     long nr = read_count(p, "nr_hugepages"), freep = read_count(p, "free_hugepages");
+    /* Refused before the lock: no wait for another measurement's pages
+     * can make such a request fit (asked again under the lock below). */
+    if (too_much(p, pages, freep, err, errlen))
+        return -1;
     if (take_lock(h) != 0) {
         /* Busy too long: what is free can still be used, unreserved. */
         if (freep >= 0 && (size_t)freep >= pages)
@@ -151,14 +171,7 @@ int cli_hugetlb_reserve(struct cli_hugetlb *h, enum cli_page p, size_t pages, ch
     }
     if ((size_t)freep >= pages)
         return 0;
-    /* The kernel takes what it can of an impossible request, memory the
-     * rest of the machine then lacks until it is given back: refuse one
-     * for more than half of what is available. */
-    size_t more = (pages - (size_t)freep) * cli_page_bytes(p), avail = cli_mem_available();
-    if (avail && more > avail / 2) {
-        snprintf(err, errlen,
-                 "%zu %s hugetlb pages would take more than half the memory available",
-                 pages, cli_page_name(p));
+    if (too_much(p, pages, freep, err, errlen)) {
         cli_hugetlb_release(h);
         return -1;
     }

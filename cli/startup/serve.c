@@ -149,6 +149,7 @@ static void print_config(const char *path, const struct serve_config *c)
     printf("on_miss         %s\n", c->on_miss == SERVE_MISS_FILL ? "fill" : "error");
     printf("connections     %u per uid\n", c->connections);
     printf("request_timeout %u s\n", c->timeout);
+    printf("fill_priority   %s\n", c->fill == SERVE_FILL_IDLE ? "idle" : "normal");
 }
 
 /* More descriptors than the default 1024: a pidfd per grant held. */
