@@ -84,8 +84,9 @@ static void print_env(FILE *f, const struct cmp *c)
         fputc('\n', f);
     }
     if (!any)
-        fprintf(f, "Environment: the same in every file (kernel %s, preempt %s, THP %s).\n",
-                value_or(c->file[0].header[CLI_ENV_kernel]),
+        fprintf(f, "Environment: the same in every file (kernel %s, clearing %s, preempt %s, "
+                "THP %s).\n", value_or(c->file[0].header[CLI_ENV_kernel]),
+                value_or(c->file[0].header[CLI_ENV_clearing]),
                 value_or(c->file[0].header[CLI_ENV_preempt]),
                 value_or(c->file[0].header[CLI_ENV_thp_enabled]));
 }
