@@ -5,7 +5,8 @@
  * clearing under each preemption model and from each source of it (32 MiB
  * units under none and voluntary, the whole page under full and lazy), a
  * kernel that clears page at a time, and kernels whose symbols cannot be
- * read or are hidden (unknown, with the release's inference). Then the
+ * read or are hidden (unknown, with the release's inference); and what
+ * each kernel makes of the headroom table's page sizes. Then the
  * reader: a kallsyms file streamed through its bounded buffer (a long line
  * is never read in pieces, the scan stops where the answer is known), and
  * the running kernel against a plain reading of its /proc/kallsyms.
@@ -217,6 +218,37 @@ static void unknown(void)
     CHECK(strstr(k.clear_from, "no release") != NULL);
 }
 
+/* The headroom table's "kernel's way" column (cli/headroom.c): for each
+ * of its page sizes, the bytes per call this kernel clears a huge page in. */
+static void headroom_units(void)
+{
+    static const size_t pages[3] = {4096, 2 * MIB, (size_t)1 << 30}; /* 4KB, THP/2MB, 1GB */
+    static const struct {
+        const char *syms, *debugfs, *release;
+        size_t chunk[3];
+        int assumed;
+    } kernels[] = {
+        {PAGE_AT_A_TIME, "none voluntary (full) lazy", NULL, {4096, 4096, 4096}, 0},
+        {WITH_SERIES, "none (voluntary) full lazy", NULL, {4096, 2 * MIB, 32 * MIB}, 0},
+        {WITH_SERIES, "none voluntary full (lazy)", NULL, {4096, 2 * MIB, (size_t)1 << 30}, 0},
+        {"", "none voluntary (full) lazy", "7.4.0", {4096, 2 * MIB, (size_t)1 << 30}, 1},
+        {"", "none voluntary (full) lazy", "6.12.117", {4096, 4096, 4096}, 1},
+        {"", "none voluntary (full) lazy", "7.1.0", {4096, 4096, 4096}, 1},
+    };
+    for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
+        struct cli_kernel_in in = {.release = kernels[i].release, .debugfs = kernels[i].debugfs,
+                                   .realtime = -1};
+        struct cli_kernel k;
+        feed(&in.syms, kernels[i].syms);
+        cli_kernel_decide(&in, &k);
+        for (int p = 0; p < 3; p++) {
+            int a = -1;
+            CHECK_EQ(cli_kernel_chunk(&k, pages[p], &a), kernels[i].chunk[p]);
+            CHECK_EQ(a, p == 0 ? 0 : kernels[i].assumed);
+        }
+    }
+}
+
 /* The reader: a long line's tail must not pass for a line (it would say
  * "in extents" here), and the scan stops at the answer. */
 static void reader(void)
@@ -282,6 +314,7 @@ int main(void)
     version_only();
     page_at_a_time();
     unknown();
+    headroom_units();
     reader();
     running();
     printf("test_kernel: ok\n");
