@@ -125,7 +125,8 @@ static void projection(const struct cli_hr_row *rows, size_t n)
         double reach = 1 / ((rest > 0 ? rest : 0) + 1 / r->st[best].median);
         printf("%s %s %.2f GB/s with %s (now %.2f%s)", any++ ? ";" : "# The fault path would "
                "reach here, clearing as the fastest primitive does:", cli_page_name(r->page),
-               reach, r->fn[best].name, fault, rest > 0 ? "" : "; it beats the kernel's way");
+               reach, r->fn[best].name, fault,
+               rest > 0 ? "" : "; no slower than the kernel's way: the primitive's own figure");
     }
     if (any)
         printf(".\n#   (its time per byte less the kernel's way's, plus the fastest "
