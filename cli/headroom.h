@@ -36,9 +36,9 @@ struct cli_hr_row {
     size_t best_temporal, best_stream; /* indices into fn, 0 for none */
 };
 
-/* The table, numbered table_no, over extents of size bytes (1 GiB pages:
- * one page at least) and runs runs; printed when fmt is CLI_FMT_DEFAULT,
- * records to rs. A page size that cannot be had is a row saying why. */
+/* The table, numbered table_no, over extents of size bytes and runs
+ * runs; printed when fmt is CLI_FMT_DEFAULT, records to rs. A page size
+ * that cannot be had, or is larger than size, is a row saying why. */
 void cli_headroom_table(size_t size, unsigned long runs, enum cli_format fmt, int table_no,
                         struct cli_records *rs);
 /* What headroom_out.c prints: the table, under its heading. */

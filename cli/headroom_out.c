@@ -61,7 +61,7 @@ static void figures(const struct cli_hr_row *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         const struct cli_hr_row *r = &rows[i];
         if (!r->ok) {
-            printf("%-6s unavailable: %s\n", cli_page_name(r->page), r->err);
+            printf("%-6s not measured: %s\n", cli_page_name(r->page), r->err);
             continue;
         }
         const size_t col[5] = {CLI_HR_POPULATE, CLI_HR_DEMAND, CLI_HR_KERNEL, r->best_temporal,
