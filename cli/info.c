@@ -2,8 +2,9 @@
 /*
  * info.c - `pageclear info`: what the figures on this machine depend on.
  * CPU, the features the library confirmed, caches, the primitive chosen per
- * size class, glibc and its tunables, huge pages, THP, the kernel's
- * preemption model and whether hardware counters can be read.
+ * size class, glibc and its tunables, huge pages, THP, how the kernel
+ * clears huge pages and its preemption model, and whether hardware
+ * counters can be read.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #include "commands.h"
 #include "counters.h"
 #include "exec.h"
+#include "kernel.h"
 #include "libc.h"
 #include "../src/libc_memset.h"
 
@@ -126,26 +128,17 @@ static void hugepages(void)
     printf("\n");
 }
 
-/* The preemption model: debugfs knows it for PREEMPT_DYNAMIC kernels; the
- * version string names PREEMPT / PREEMPT_RT / PREEMPT_DYNAMIC otherwise. */
-static void preemption(void)
+/* How the kernel clears huge pages, its preemption model and what the
+ * two make of a huge page, each with what it was read from (kernel.c). */
+static void kernel_clearing(void)
 {
-    char buf[256];
-    struct utsname u;
-    if (*read_line("/sys/kernel/debug/sched/preempt", buf, sizeof(buf)) != '\0') {
-        printf("preemption:     %s (from /sys/kernel/debug/sched/preempt; the "
-               "active model is in parentheses)\n", buf);
-        return;
-    }
-    if (uname(&u) == 0) {
-        const char *m = strstr(u.version, "PREEMPT_RT")        ? "full (PREEMPT_RT)"
-                        : strstr(u.version, "PREEMPT_DYNAMIC") ? "dynamic (the "
-                          "active model needs debugfs: mount -t debugfs none "
-                          "/sys/kernel/debug)"
-                        : strstr(u.version, "PREEMPT")         ? "full"
-                                                               : "none or voluntary";
-        printf("preemption:     %s (from the kernel version: %s)\n", m, u.version);
-    }
+    const struct cli_kernel *k = cli_kernel();
+    char u[64];
+    const char *m = cli_kmodel_name(k->model);
+    printf("kernel clears:  %s (%s)\n", cli_kclear_name(k->clear), k->clear_from);
+    printf("preemption:     %s (%s)\n", m ? m : "unknown", k->model_from);
+    printf("huge page clear: %s (%s)\n",
+           cli_kunits_name(k, u, sizeof(u)) ? u : "unknown", k->units_why);
 }
 
 /* "from SIZE", or "never" for SIZE_MAX. */
@@ -236,7 +229,7 @@ int cli_info(int argc, char **argv)
     printf("thp:            %s\n",
            read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)));
     printf("pool clears:    %s\n", h.pool_tracking ? h.pool_tracking : "unknown");
-    preemption();
+    kernel_clearing();
     if (uname(&u) == 0)
         printf("kernel:         %s %s\n", u.release, u.machine);
     printf("memory:         %s available\n", cli_fmt_size(cli_mem_available(), buf, sizeof(buf)));

@@ -27,8 +27,11 @@ DIR_MAX = 20    # C files (.c and .h): a folder a reader can list at a glance
 # map in docs/design.md).
 LAYOUT = {
     "cli": "the command's frame: main, the command table, arguments, output, JSON, "
-           "the environment block, list and info",
-    "cli/bench": "the workloads and the default suite",
+           "statistics, list and info",
+    "cli/host": "what a run depends on: the environment block, the kernel, the C library, "
+                "the counters",
+    "cli/measure": "the measurement core: buffers, cache states, timed clears, grids, faults",
+    "cli/bench": "the workloads and the default suite with its tables",
     "cli/startup": "start-up memory: prealloc, pool, parallel populate, get, serve",
     "cli/tune": "tune: the crossovers measured, the profile written",
     "cli/check": "check: the selection in force held to its contracts",

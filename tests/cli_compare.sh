@@ -5,7 +5,9 @@
 # the runs are tight, and with the p of an independent implementation of
 # the test, tests/check_compare.py, everywhere); the environments'
 # differences come first; records not in every file are listed; --json
-# and --csv; files it cannot read are refused with a reason and exit 2.
+# and --csv; two stored files from kernels that clear differently show
+# the change of clearing and preemption model (tests/data/README.md);
+# files it cannot read are refused with a reason and exit 2.
 # Usage: cli_compare.sh PAGECLEAR SOURCE_DIR
 set -u
 bin="$1"; src="$2"
@@ -85,6 +87,32 @@ PY
 head -1 "$tmp/e.csv" | grep -q "^workload,function,size,chunk,page,threads,cache,stores,metric,unit,file,median,stdev_pct,runs,change_pct,p,significant$" || bad "csv header"
 rows=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['rows']))" "$tmp/e.json")
 [ "$(wc -l < "$tmp/e.csv")" -eq $((2 * rows + 1)) ] || bad "csv: not a line per row and file"
+
+step "kernels that clear differently: stored files, their environments' differences"
+ka="$src/tests/data/kernel-a.json"; kb="$src/tests/data/kernel-b.json"
+for f in "$ka" "$kb"; do
+    python3 "$src/tests/check_json.py" "$src/docs/results.schema.json" "$f" \
+        --expect fault headroom > /dev/null || bad "$f against the schema"
+done
+"$bin" compare "$ka" "$kb" > "$tmp/k.txt" || bad "compare kernels exit $?"
+grep -q "^  clearing  *page at a time → in extents$" "$tmp/k.txt" || bad "no clearing change"
+grep -q "^  preempt  *none → lazy$" "$tmp/k.txt" || bad "no preemption change"
+grep -q "^  huge_page_units *4 KiB units → whole extent$" "$tmp/k.txt" || bad "no units change"
+grep -q "^  clearing_from .*clear_page_erms.* → .*clear_pages" "$tmp/k.txt" || bad "no evidence"
+grep -q "^## headroom: GB/s" "$tmp/k.txt" || bad "no headroom table"
+grep -q "^x86-64-stosb 64MiB chunk=4KiB thp cold" "$tmp/k.txt" || bad "no kernel's-way row"
+"$bin" compare "$ka" "$ka" > "$tmp/kk.txt" || bad "compare a kernel with itself exit $?"
+grep -q "Environment: the same in every file (kernel 6.18.44-fc-v669, clearing page at a time, preempt none" \
+    "$tmp/kk.txt" || bad "the same kernel: $(grep Environment "$tmp/kk.txt")"
+"$bin" compare "$ka" "$kb" --json > "$tmp/k.json" || bad "compare kernels --json exit $?"
+python3 - "$tmp/k.json" <<'PY' || bad "the headers in compare's JSON"
+import json, sys
+files = json.load(open(sys.argv[1]))["files"]
+got = [(f["header"]["clearing"], f["header"]["preempt"], f["header"]["huge_page_units"])
+       for f in files]
+assert got == [("page at a time", "none", "4 KiB units"),
+               ("in extents", "lazy", "whole extent")], got
+PY
 
 step "files it cannot read: a reason and exit 2"
 python3 - "$tmp" "$tmp/a.json" <<'PY'

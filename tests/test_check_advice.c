@@ -7,7 +7,7 @@
  */
 #include "../cli/check/check_advice.h"
 #include "../cli/tune/contract.h"
-#include "../cli/bench/target.h"
+#include "../cli/measure/target.h"
 #include "harness.h"
 
 /* pc_clear's contract: use within 5%, warm within 10%, cold not weighed. */

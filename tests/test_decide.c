@@ -6,7 +6,7 @@
  * weighed, and a crossover lost in the noise.
  */
 #include "../cli/tune/decide.h"
-#include "../cli/bench/target.h"
+#include "../cli/measure/target.h"
 #include "../cli/units.h"
 #include "harness.h"
 

@@ -15,6 +15,9 @@
  *  10. time to usable memory: touch, MAP_POPULATE, QEMU's split,
  *      pc_populate, per page size and thread count (hugetlb pages
  *      reserved for it and given back)
+ *  11. the kernel's headroom: its fault path against user space clearing
+ *      the same memory its way (kernel.c), and with the best temporal and
+ *      streaming primitives, per page size (headroom.c)
  * Tables 2, 5, 6 and 9 record each run's system and user CPU time too.
  * Tables go to stdout; --json/--csv print every measurement as a record
  * instead; --plot DIR also writes DIR/results.json and PNG charts.
@@ -34,6 +37,7 @@
 #include "bench_states.h"
 #include "buffer.h"
 #include "commands.h"
+#include "headroom.h"
 #include "measure.h"
 #include "mmap.h"
 #include "output.h"
@@ -455,6 +459,7 @@ int cli_bench(int argc, char **argv)
     /* Where no page size can be measured at all, the table says so; the
      * suite goes on. */
     cli_prealloc_bench(s.size, s.runs, 1, NULL, s.fmt, 10, &saved);
+    cli_headroom_table(s.size, s.runs, s.fmt, 11, &saved);
     if (!tables(&s))
         cli_records_print(stdout, s.fmt, &saved);
     if (s.plot_dir != NULL && plot(s.plot_dir) != 0)

@@ -123,6 +123,37 @@ static int parse(int argc, char **argv, struct mmap_opts *o)
     return 0;
 }
 
+int cli_fault_once(size_t size, enum cli_page page, int populate, unsigned long threads,
+                   unsigned long seed, int noreserve, double *gbs, struct cli_cpu *before,
+                   struct cli_cpu *after, char *err, size_t errlen)
+{
+    /* Touch each page of the backing size; THP may fall back to 4 KiB
+     * pages, so it is touched at 4 KiB as perf bench does. */
+    size_t stride = page == CLI_PAGE_THP ? 4096 : cli_page_bytes(page);
+    int how = (populate ? CLI_MAP_POPULATE : 0) | (noreserve ? CLI_MAP_NORESERVE : 0);
+    struct cli_buf b;
+    size_t bad;
+    cli_cpu_now(before);
+    uint64_t t0 = cli_now_ns();
+    int rc = cli_buf_map(&b, size, page, how, err, errlen);
+    if (rc != 0)
+        return rc;
+    rc = cli_touch(b.addr, size, stride, threads, seed, &bad);
+    uint64_t ns = cli_now_ns() - t0;
+    cli_cpu_now(after);
+    cli_buf_unmap(&b);
+    if (rc != 0) {
+        char a[32];
+        snprintf(err, errlen,
+                 "SIGBUS writing offset %zu of %s %s pages: the hugetlb pool ran "
+                 "out (reserve more in /sys/kernel/mm/hugepages/*/nr_hugepages)",
+                 bad, cli_fmt_size(size, a, sizeof(a)), cli_page_name(page));
+        return rc;
+    }
+    *gbs = (double)size / (double)(ns ? ns : 1);
+    return 0;
+}
+
 int cli_fault_measure(size_t size, enum cli_page page, int populate,
                       unsigned long loops, unsigned long threads,
                       unsigned long seed, int noreserve, struct cli_stats *st,
@@ -136,33 +167,10 @@ int cli_fault_measure(size_t size, enum cli_page page, int populate,
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    /* Touch each page of the backing size; THP may fall back to 4 KiB
-     * pages, so it is touched at 4 KiB as perf bench does. */
-    size_t stride = page == CLI_PAGE_THP ? 4096 : cli_page_bytes(page);
-    int how = (populate ? CLI_MAP_POPULATE : 0) | (noreserve ? CLI_MAP_NORESERVE : 0);
     int rc = 0;
-    for (unsigned long l = 0; l < loops && rc == 0; l++) {
-        struct cli_buf b;
-        size_t bad;
-        cli_cpu_now(&cpu[l]);
-        uint64_t t0 = cli_now_ns();
-        rc = cli_buf_map(&b, size, page, how, err, errlen);
-        if (rc != 0)
-            break;
-        rc = cli_touch(b.addr, size, stride, threads, seed ? seed + l : 0, &bad);
-        uint64_t ns = cli_now_ns() - t0;
-        cli_cpu_now(&cpu[loops + l]);
-        cli_buf_unmap(&b);
-        if (rc != 0) {
-            char a[32];
-            snprintf(err, errlen,
-                     "SIGBUS writing offset %zu of %s %s pages: the hugetlb pool ran "
-                     "out (reserve more in /sys/kernel/mm/hugepages/*/nr_hugepages)",
-                     bad, cli_fmt_size(size, a, sizeof(a)), cli_page_name(page));
-            break;
-        }
-        v[l] = (double)size / (double)(ns ? ns : 1);
-    }
+    for (unsigned long l = 0; l < loops && rc == 0; l++)
+        rc = cli_fault_once(size, page, populate, threads, seed ? seed + l : 0, noreserve,
+                            &v[l], &cpu[l], &cpu[loops + l], err, errlen);
     if (rc == 0) {
         cli_stats(v, loops, st);
         cli_stats_cpu(st, cpu, cpu + loops);

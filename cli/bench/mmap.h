@@ -17,5 +17,9 @@ int cli_fault_measure(size_t size, enum cli_page page, int populate,
                       unsigned long loops, unsigned long threads,
                       unsigned long seed, int noreserve, struct cli_stats *st,
                       char *err, size_t errlen);
+/* One round of it: *gbs, and the process's CPU time before and after. */
+int cli_fault_once(size_t size, enum cli_page page, int populate, unsigned long threads,
+                   unsigned long seed, int noreserve, double *gbs, struct cli_cpu *before,
+                   struct cli_cpu *after, char *err, size_t errlen);
 
 #endif

@@ -70,7 +70,7 @@ static void print_env(FILE *f, const struct cmp *c)
             continue;
         if (!any++)
             fprintf(f, "Environment, where the files differ:\n");
-        fprintf(f, "  %-14s", cli_env_name((enum cli_env_key)k));
+        fprintf(f, "  %-16s", cli_env_name((enum cli_env_key)k));
         for (size_t i = 0; i < c->nfiles; i++) {
             const char *v = value_or(c->file[i].header[k]);
             if (k == CLI_ENV_cmdline && i > 0 && v0 != NULL && c->file[i].header[k] != NULL) {
@@ -84,8 +84,9 @@ static void print_env(FILE *f, const struct cmp *c)
         fputc('\n', f);
     }
     if (!any)
-        fprintf(f, "Environment: the same in every file (kernel %s, preempt %s, THP %s).\n",
-                value_or(c->file[0].header[CLI_ENV_kernel]),
+        fprintf(f, "Environment: the same in every file (kernel %s, clearing %s, preempt %s, "
+                "THP %s).\n", value_or(c->file[0].header[CLI_ENV_kernel]),
+                value_or(c->file[0].header[CLI_ENV_clearing]),
                 value_or(c->file[0].header[CLI_ENV_preempt]),
                 value_or(c->file[0].header[CLI_ENV_thp_enabled]));
 }

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "env.h"
 #include "json.h"
+#include "kernel.h"
 #include "libc.h"
 
 #define VALUE_MAX 1024 /* the kernel's command line is at most 2 KiB on x86;
@@ -98,79 +99,19 @@ static int cmdline_param(const char *cmdline, const char *name, char *out, size_
     return 0;
 }
 
-/* The kernel's build configuration: /boot/config-RELEASE, or the kernel's
- * own copy in /proc/config.gz (through gzip). NULL if neither is there. */
-static FILE *open_config(const char *release, int *piped)
+/* The preemption model and how the kernel clears huge pages, as
+ * kernel.c decides them (the same as `pageclear info` says). */
+static void kernel_clearing(void)
 {
-    char path[512];
-    snprintf(path, sizeof(path), "/boot/config-%s", release);
-    FILE *f = fopen(path, "r");
-    *piped = 0;
-    if (f == NULL && access("/proc/config.gz", R_OK) == 0) {
-        f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
-        *piped = f != NULL;
-    }
-    return f;
-}
-
-/* What the build chose where the command line does not say: the
- * preemption model and the init_on_alloc/free defaults. */
-struct build {
-    const char *preempt; /* NULL if unknown */
-    int config, on_alloc, on_free;
-};
-
-static void read_build(const char *release, struct build *b)
-{
-    int piped;
-    char line[256];
-    FILE *f = open_config(release, &piped);
-    *b = (struct build){NULL, 0, 0, 0};
-    if (f == NULL)
-        return;
-    while (fgets(line, sizeof(line), f) != NULL) {
-        b->config = 1;
-        if (strcmp(line, "CONFIG_PREEMPT_NONE=y\n") == 0)
-            b->preempt = "none";
-        else if (strcmp(line, "CONFIG_PREEMPT_VOLUNTARY=y\n") == 0)
-            b->preempt = "voluntary";
-        else if (strcmp(line, "CONFIG_PREEMPT=y\n") == 0)
-            b->preempt = "full";
-        else if (strcmp(line, "CONFIG_PREEMPT_LAZY=y\n") == 0)
-            b->preempt = "lazy";
-        b->on_alloc |= strcmp(line, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y\n") == 0;
-        b->on_free |= strcmp(line, "CONFIG_INIT_ON_FREE_DEFAULT_ON=y\n") == 0;
-    }
-    if (piped)
-        pclose(f);
-    else
-        fclose(f);
-}
-
-/* The preemption model: debugfs names the active one; else a PREEMPT_RT
- * build is full, a dynamic one runs what preempt= asks or its build's
- * default, a fixed one its build's model. */
-static void preemption(const struct utsname *u, const char *cmdline, const struct build *b)
-{
-    char line[256], m[64];
-    const char *from = NULL;
-    m[0] = '\0';
-    if (chosen(read_line("/sys/kernel/debug/sched/preempt", line, sizeof(line)), '(', ')',
-               m, sizeof(m)))
-        from = "/sys/kernel/debug/sched/preempt";
-    else if (strstr(u->version, "PREEMPT_RT") != NULL)
-        snprintf(m, sizeof(m), "full"), from = "the kernel build (PREEMPT_RT)";
-    else if (strstr(u->version, "PREEMPT_DYNAMIC") != NULL &&
-             cmdline_param(cmdline, "preempt", m, sizeof(m)))
-        from = "preempt= on the kernel command line";
-    else if (b->preempt != NULL)
-        snprintf(m, sizeof(m), "%s", b->preempt), from = "the kernel build's configuration";
-    else if (strstr(u->version, "PREEMPT_DYNAMIC") == NULL && strstr(u->version, "PREEMPT"))
-        snprintf(m, sizeof(m), "full"), from = "the kernel build (PREEMPT)";
-    if (from != NULL) {
-        set(CLI_ENV_preempt, m);
-        set(CLI_ENV_preempt_from, from);
-    }
+    const struct cli_kernel *k = cli_kernel();
+    char v[64];
+    if (cli_kmodel_name(k->model) != NULL)
+        set(CLI_ENV_preempt, cli_kmodel_name(k->model));
+    set(CLI_ENV_preempt_from, k->model_from);
+    set(CLI_ENV_clearing, cli_kclear_name(k->clear));
+    set(CLI_ENV_clearing_from, k->clear_from);
+    if (cli_kunits_name(k, v, sizeof(v)) != NULL)
+        set(CLI_ENV_huge_page_units, v);
 }
 
 /* init_on_alloc / init_on_free: the command line's, else the build's. */
@@ -288,7 +229,7 @@ static void gather(void)
     static int done;
     char v[VALUE_MAX], line[VALUE_MAX], cmdline[VALUE_MAX] = "";
     struct utsname u;
-    struct build b = {NULL, 0, 0, 0};
+    struct cli_kconfig b = {0};
     if (done)
         return;
     done = 1;
@@ -304,11 +245,11 @@ static void gather(void)
     if (uname(&u) == 0) {
         set(CLI_ENV_kernel, u.release);
         set(CLI_ENV_kernel_build, u.version);
-        read_build(u.release, &b);
-        preemption(&u, cmdline, &b);
+        cli_kconfig_read(u.release, &b);
     }
-    init_on(CLI_ENV_init_on_alloc, cmdline, b.config, b.on_alloc);
-    init_on(CLI_ENV_init_on_free, cmdline, b.config, b.on_free);
+    kernel_clearing();
+    init_on(CLI_ENV_init_on_alloc, cmdline, b.read, b.on_alloc);
+    init_on(CLI_ENV_init_on_free, cmdline, b.read, b.on_free);
     if (chosen(read_line("/sys/kernel/mm/transparent_hugepage/enabled", line, sizeof(line)),
                '[', ']', v, sizeof(v)))
         set(CLI_ENV_thp_enabled, v);

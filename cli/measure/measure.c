@@ -111,6 +111,11 @@ static double run_once(const struct cli_fn *f, struct cli_target *t, unsigned lo
     return (double)size * (double)loops / (double)(ns ? ns : 1);
 }
 
+double cli_measure_once(const struct cli_fn *f, struct cli_target *t, unsigned long loops)
+{
+    return run_once(f, t, loops);
+}
+
 void cli_roles(struct cli_roles *r)
 {
     /* Lengths no threshold reaches: 64 bytes is below any vector_max the

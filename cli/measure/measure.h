@@ -74,6 +74,9 @@ unsigned long cli_loops_per_run(size_t size, size_t bytes_per_run);
 void cli_measure(const struct cli_fn *fns, size_t n, struct cli_target *t,
                  unsigned long loops, unsigned long runs, int counters,
                  struct cli_stats *out, struct cli_counts *counts);
+/* One timed run of f on t, untimed pass not included: GB/s (a workload
+ * that interleaves other things between the runs: the headroom table). */
+double cli_measure_once(const struct cli_fn *f, struct cli_target *t, unsigned long loops);
 /* The same, keeping every run's figure in raw[f * runs + r] (rounds r are
  * the same time slot for every function: ratios within a round cancel the
  * machine's drift). */

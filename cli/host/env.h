@@ -22,6 +22,9 @@
     X(cmdline, "the kernel command line")                                                \
     X(preempt, "the preemption model in force: none, voluntary, full, lazy")             \
     X(preempt_from, "where that was read")                                               \
+    X(clearing, "how the kernel clears huge pages: in extents, page at a time, unknown") \
+    X(clearing_from, "what says so: the symbols, or why it is unknown")                  \
+    X(huge_page_units, "what it clears a huge page in: 4 KiB units, 32 MiB units ...")   \
     X(init_on_alloc, "1 if the kernel zeroes pages as it allocates them")                \
     X(init_on_free, "1 if it zeroes them as they are freed")                             \
     X(thp_enabled, "transparent huge pages: always, madvise, never")                     \
