@@ -34,6 +34,7 @@ Usage: serve_soak.py PAGECLEAR [--soak SECONDS] [--clients N] [--seed N]
   default: a 10 s run (ctest's serve_soak); --soak SECONDS for a long one.
 """
 import argparse
+import fcntl
 import json
 import os
 import random
@@ -100,7 +101,6 @@ def held_above(lockf):
 
 def take_lock():
     """The hugetlb lock, unless an ancestor holds it: (fd or None)."""
-    import fcntl
     if held_above(LOCK):
         return None
     fd = os.open(LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -113,11 +113,13 @@ def take_lock():
 
 
 def start_guardian():
-    """A process that gives the pages back if this one dies without doing
-    so (SIGKILL, a ctest timeout): it reads 'old=N' and later 'restored'
-    from a pipe; at the pipe's end without 'restored', it writes N back.
-    It ignores the terminal's signals and leaves the process group, so a
-    ^C reaches only us. Returns its pid and the pipe's write end."""
+    """A process that cleans up after this one if it dies without doing so
+    (SIGKILL, a ctest timeout): it reads 'old=N', 'tmp=DIR' and 'restored'
+    from a pipe; at the pipe's end (when this process and its clients are
+    gone: the daemon and clients die with it) it writes N back unless told
+    'restored', and removes DIR. It ignores the terminal's signals and
+    leaves the process group, so a ^C reaches only us. Returns its pid and
+    the pipe's write end."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -130,10 +132,13 @@ def start_guardian():
             data = b""
             while chunk := os.read(r, 4096):
                 data += chunk
-            words = data.decode().split()
+            words = data.decode().split("\n")
             old = [int(x[4:]) for x in words if x.startswith("old=")]
             if old and "restored" not in words:
                 write_int(HP + "/nr_hugepages", old[-1])
+            for x in words:
+                if x.startswith("tmp="):
+                    shutil.rmtree(x[4:], ignore_errors=True)
         except BaseException:  # noqa: B036 - nothing may escape into the soak's code
             code = 1
         finally:
@@ -199,7 +204,7 @@ def summary(s, args, leaked, pages):
         "killed": dict(sorted(s.killed.items())),
         "errors": dict(sorted(s.errors.items())),
         "bad_clients": dict(sorted(s.garbage.items())),
-        "restart_window_s": s.window_seconds(),
+        "restart_window_s": s.window_seconds(), "longest_cycle_s": round(s.longest, 2),
         "leaked_pages": leaked, "nonzero_bytes": s.nonzero,
         "failures": s.failures,
     }
@@ -218,7 +223,8 @@ def print_summary(r):
     print("killed clients: %s" % (r["killed"] or "none"))
     print("errors by kind: %s" % (r["errors"] or "none"))
     print("bad clients: %s" % r["bad_clients"])
-    print("restart window: %s s" % r["restart_window_s"])
+    print("restart window: %s s; longest cycle %s s" % (r["restart_window_s"],
+                                                      r["longest_cycle_s"]))
     print("huge pages leaked: %d free, %d reserved; non-zero bytes handed out: %d"
           % (r["leaked_pages"]["free"], r["leaked_pages"]["rsvd"], r["nonzero_bytes"]))
     for f in r["failures"]:
@@ -275,7 +281,8 @@ def main():
         lock = take_lock()
         guardian_pid, guardian = start_guardian()
         pages = Pages(guardian)
-        tmp = tempfile.mkdtemp(prefix="pc-serve-soak.")
+        tmp = tempfile.mkdtemp(prefix="pc-serve-soak.", dir="/tmp")
+        os.write(guardian, b"tmp=%s\n" % tmp.encode())
         os.chmod(tmp, 0o711)  # the other uid reaches the socket, lists nothing
         rc = soak(args, tmp, pages)
     except Interrupted as e:

@@ -55,6 +55,16 @@ def connect(path):
     return s
 
 
+def send(s, msg, anc=()):
+    """Send msg; a daemon that refused the connection (busy) before it came
+    has answered already and reads no more: the send fails with EPIPE and
+    the answer is there to read, as pc_serve_get does."""
+    try:
+        s.sendmsg([msg], list(anc))
+    except BrokenPipeError:
+        pass
+
+
 def receive(s):
     """The reply and the descriptors that came with it (SCM_RIGHTS)."""
     data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(16 * 4))
@@ -124,7 +134,7 @@ def cycle(rep, cid, path, size, flags, fate, hold):
         if fate == "before_send":
             report(rep, id=cid, ev="killed", at=fate)
             die()
-        s.send(request(size, flags=flags))
+        send(s, request(size, flags=flags))
         t0 = time.monotonic_ns()
         if fate == "after_send":
             report(rep, id=cid, ev="killed", at=fate)
@@ -183,9 +193,10 @@ BAD_FIELDS = (
 # "eof" (closed with no reply), or None (it does not wait to see).
 GARBAGE = ("silent", "close_at_once", "empty", "short", "short_then_close", "random",
            "bad_field", "oversized", "with_fd", "request_then_close", "flood")
-# A flood: this many silent connections at once, to push the daemon over
-# its 64 connections, so that it refuses some (busy) and still serves after.
-FLOOD = 24
+# A flood: this many silent connections at once, with the 32 good clients
+# more than the daemon's 64 connections, so that it refuses some (busy)
+# and serves on after.
+FLOOD = 40
 
 
 def garbage_message(kind, rnd):
@@ -224,9 +235,9 @@ def garbage(rep, cid, path, kind, msg, wait):
             return
         if kind == "with_fd":
             r, w = os.pipe()  # the daemon must neither keep nor return it
-            s.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("=i", r))])
+            send(s, msg, [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("=i", r))])
         elif kind != "silent":
-            s.send(msg)
+            send(s, msg)
         if kind in ("short_then_close", "request_then_close"):
             s.close()
             report(rep, id=cid, ev="garbage", got="closed")
