@@ -231,6 +231,47 @@ def print_summary(r):
         print("FAIL: " + f)
 
 
+def markdown(files):
+    """docs/serve.md's table, a column per run, from --json files."""
+    runs = []
+    for name in files:
+        with open(name) as f:
+            runs.append(json.load(f))
+
+    def errors(r, pick):
+        return sum(n for k, n in r["errors"].items() if pick(k))
+
+    def restart(k):
+        return k.startswith("restart:")
+    rows = [
+        ("run (s), clients at once", lambda r: "%s, %d" % (r["seconds"], r["clients"])),
+        ("cycles completed (through `pageclear get`)",
+         lambda r: "%d (%d)" % (r["cycles"]["ok"], r["cycles"]["ok_via_get"])),
+        ("cycles per second", lambda r: "%s" % r["cycles"]["per_second"]),
+        ("get latency p50 / p99 (ms)", lambda r: "%.2f / %.0f" % (
+            r["get_latency_ms"]["p50"], r["get_latency_ms"]["p99"])),
+        ("clients killed: before sending / after / with the fd / holding / at random",
+         lambda r: " / ".join(str(r["killed"].get(k, 0)) for k in
+                              ("before_send", "after_send", "after_fd", "holding", "random"))),
+        ("bad clients (floods of 40)", lambda r: "%d (%d)" % (
+            sum(r["bad_clients"].values()), r["bad_clients"].get("flood", 0))),
+        ("refused: busy / no memory / over uid 65534's quota", lambda r: "%d / %d / %d" % tuple(
+            errors(r, lambda k, w=w: w in k and not restart(k))
+            for w in ("status_busy", "status_nomem", "status_quota"))),
+        ("daemon killed: window to its successor's first cycle (s), errors in it",
+         lambda r: "%s, %d" % (r["restart_window_s"], errors(r, restart))),
+        ("other errors", lambda r: "%d" % errors(r, lambda k: not restart(k) and not any(
+            w in k for w in ("status_busy", "status_nomem", "status_quota")))),
+        ("huge pages leaked", lambda r: "%d" % (r["leaked_pages"]["free"] +
+                                                r["leaked_pages"]["rsvd"])),
+        ("non-zero bytes handed out", lambda r: "%d" % r["nonzero_bytes"]),
+    ]
+    print("| | " + " | ".join("%s s" % r["seconds"] for r in runs) + " |")
+    print("|---|" + "---|" * len(runs))
+    for name, cell in rows:
+        print("| %s | %s |" % (name, " | ".join(cell(r) for r in runs)))
+
+
 def soak(args, tmp, pages):
     reserve = sum(run.RESERVE_MIB) // 2
     need = reserve + args.clients * PAGES_PER_CLIENT
@@ -263,13 +304,19 @@ def soak(args, tmp, pages):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("pageclear")
+    ap.add_argument("pageclear", nargs="?")
     ap.add_argument("--soak", type=float, default=10.0, metavar="SECONDS")
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "little"))
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--log", metavar="FILE", help="keep the daemon's log there")
+    ap.add_argument("--markdown", nargs="+", metavar="JSON",
+                    help="print docs/serve.md's table of these runs' --json, and exit")
     args = ap.parse_args()
+    if args.markdown:
+        return markdown(args.markdown)
+    if args.pageclear is None:
+        ap.error("the pageclear binary is required")
     if not os.access(HP + "/nr_hugepages", os.W_OK):
         print("skip: cannot reserve 2 MiB hugetlb pages here (not root?)")
         return SKIP

@@ -3,23 +3,19 @@
 (forked from this single-threaded process, one per cycle), what they
 report, and the checks at the end. Every time bound here is a
 hang-catcher, far above what a cycle takes on a loaded machine."""
-import ctypes
 import json
 import os
-import re
 import select
 import signal
-import subprocess
 import sys
 import time
 import traceback
 from collections import Counter
 
 import serve_soak_client as client
+from serve_soak_daemon import (OTHER_QUOTA, OTHER_UID, REQUEST_TIMEOUT, RESERVE_MIB,  # noqa: F401
+                               SETTLE_S, DaemonControl, die_with_parent, kill_daemons)
 
-# Blocks of the reserve (MiB of 2 MiB pages): 44 MiB in sizes requests fit
-# several ways.
-RESERVE_MIB = (16, 8, 8, 4, 4, 2, 2)
 # Sizes clients ask for, with weights: odd sizes (rounded up), within the
 # reserve's blocks, and beyond its largest (filled at request time).
 SIZES = ((1, 5), (2 << 20, 15), ((2 << 20) + 1, 10), (3 << 20, 10), (4 << 20, 10),
@@ -30,32 +26,19 @@ P_VIA_GET = 0.25        # cycles through `pageclear get` (the library's client)
 P_SELF_KILL = 0.3       # cycles that SIGKILL themselves at a protocol point
 P_KILLED = 0.05         # cycles the soak SIGKILLs at a random moment
 P_RESERVE_ONLY = 0.05   # requests with the reserve-only flag
-# Some protocol cycles run as another user, with a quota of its own that
-# its clients reach often; after the run it must be able to take all of
-# it again (every grant of its clients given back, however they died).
-# 65534 is the overflow id (nobody/nogroup); the kernel needs no passwd
-# entry for it.
-OTHER_UID = 65534
-OTHER_QUOTA = 16 << 20
-P_OTHER_UID = 0.15
+P_OTHER_UID = 0.15      # protocol cycles as OTHER_UID (serve_soak_daemon)
 HOLD_MAX_S = 0.1        # a client holds its memory up to this long
-FLOOD_EVERY_S = 5       # a flood of connections (the bad clients') at most this often
-REQUEST_TIMEOUT = 2     # the daemon's request_timeout for this run (seconds)
+# A flood of connections (a bad client's) holds the daemon at its limit
+# for its request_timeout; one at most this often: busy a tenth of the time.
+FLOOD_EVERY_S = 20
 # Hang-catchers. The longest cycle (fork to exit) of the runs in
 # docs/serve.md's "Soak" took under 2 s, with ASan and on a loaded 2-core
 # machine; these are 15 to 60 times that.
 HANG_S = 120            # a client's whole life
 STALL_S = 60            # the daemon serves no cycle for this long: it stopped
 RESTART_S = 60          # the restarted daemon serves within this long
-SETTLE_S = 30           # pages, threads, descriptors come back within this long
-START_S = 60            # the daemon makes its socket and fills its reserve
-PR_SET_PDEATHSIG = 1
-SANITIZER = re.compile(r"ERROR: \w+Sanitizer|WARNING: ThreadSanitizer|runtime error:")
-
-_libc = ctypes.CDLL(None, use_errno=True)
 CID = object()     # Soak.probe's stand-in for a client's id
 _children = set()  # the clients forked and not yet reaped, for kill_all()
-_daemons = []      # the daemon's processes (subprocess.Popen)
 
 
 def kill_all():
@@ -64,15 +47,7 @@ def kill_all():
         os.kill(pid, signal.SIGKILL)  # ours and not reaped: cannot be another's
         os.waitpid(pid, 0)
     _children.clear()
-    for d in _daemons:
-        if d.poll() is None:
-            d.kill()
-            d.wait()
-
-
-def die_with_parent():
-    """Our death ends the child (a ctest timeout kills only this process)."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    kill_daemons()
 
 
 class Proc:
@@ -87,7 +62,7 @@ class Proc:
         self.killed_by_us = self.hung = False
 
 
-class Soak:
+class Soak(DaemonControl):
     def __init__(self, pageclear, tmp, clients, rnd):
         self.bin, self.tmp, self.nclients, self.rnd = pageclear, tmp, clients, rnd
         self.sock = os.path.join(tmp, "sock")
@@ -109,76 +84,9 @@ class Soak:
         self.last_ok = time.monotonic()
         self.last_flood = -FLOOD_EVERY_S
 
-    # -- the daemon ------------------------------------------------------
-    def start_daemon(self):
-        conf = os.path.join(self.tmp, "conf")
-        with open(conf, "w") as f:
-            f.write("reserve.2M = %s\nconnections = 64\nrequest_timeout = %d\n"
-                    "group = %d\nquota.%d = %dM\n"
-                    % (" ".join("%dM" % m for m in RESERVE_MIB), REQUEST_TIMEOUT,
-                       OTHER_UID, OTHER_UID, OTHER_QUOTA >> 20))
-        with open(self.log, "a") as log:
-            self.daemon = subprocess.Popen(
-                [self.bin, "serve", "--config", conf], stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                preexec_fn=die_with_parent)
-        _daemons.append(self.daemon)
-        self.daemon_down = False
-
-    def wait_log(self, text, count):
-        """Until the log has count lines with text (START_S at most)."""
-        end = time.monotonic() + START_S
-        while time.monotonic() < end:
-            with open(self.log, errors="replace") as f:
-                if f.read().count(text) >= count:
-                    return True
-            if self.daemon.poll() is not None:
-                break
-            time.sleep(0.05)
-        self.fail("the daemon did not log '%s' (%d times)" % (text, count))
-        return False
-
-    def daemon_state(self):
-        """(threads, descriptors by kind but memfds, memfds) of the daemon."""
-        pid = self.daemon.pid
-        kinds, memfds = Counter(), 0
-        for fd in os.listdir("/proc/%d/fd" % pid):
-            try:
-                link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
-            except FileNotFoundError:
-                continue
-            if link.startswith("/memfd:"):
-                memfds += 1
-            else:  # socket:[123] -> socket:[], anon_inode:[pidfd] as it is
-                kinds[re.sub(r"\[\d+\]", "[]", link)] += 1
-        return len(os.listdir("/proc/%d/task" % pid)), kinds, memfds
-
-    def start(self):
-        """The daemon, its reserve full: False if not."""
-        self.start_daemon()
-        if not self.wait_log("reserve of 2MiB pages full", 1):
-            return False
-        self.baseline = self.daemon_state()
-        return True
-
-    def kill_daemon(self, now):
-        os.kill(self.daemon.pid, signal.SIGKILL)
-        self.daemon.wait()
-        self.daemon_down = True
-        self.t_kill = now
-        # A moment with no daemon at all, of up to 0.3 s: clients see the
-        # socket refuse, not only connections cut.
-        self.restart_at = now + self.rnd.uniform(0, 0.3)
-
     def fail(self, why):
         if why not in self.failures:
             self.failures.append(why)
-
-    def show_log(self):
-        with open(self.log, errors="replace") as f:
-            lines = f.read().splitlines()
-        print("--- the daemon's log, last 40 of %d lines" % len(lines))
-        print("\n".join(lines[-40:]))
 
     # -- clients ---------------------------------------------------------
     def fork(self, proc, fn, *args):
@@ -206,8 +114,7 @@ class Soak:
 
     def get_exec(self, cid, size, flags, hold):
         """The child of a cycle through `pageclear get`: it becomes it."""
-        err = os.open(os.path.join(self.tmp, "get-%d.err" % cid),
-                      os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        err = os.open(self.err_file(cid), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(err, 1)
         os.dup2(err, 2)
         os.set_inheritable(self.rep_w, True)
@@ -290,7 +197,7 @@ class Soak:
     def get_error(self, p):
         """Why `pageclear get` exited 1, from its message, by kind."""
         try:
-            with open(os.path.join(self.tmp, "get-%d.err" % p.cid), errors="replace") as f:
+            with open(self.err_file(p.cid), errors="replace") as f:
                 msg = f.read()
         except FileNotFoundError:
             msg = ""
@@ -302,8 +209,32 @@ class Soak:
                 return kind, msg.strip()
         return "get_other", msg.strip()
 
+    def err_file(self, cid):
+        return os.path.join(self.tmp, "get-%d.err" % cid)
+
     def finish_cycle(self, p, rec, status, now):
         self.longest = max(self.longest, now - p.t0)
+        if p.kind == "get":
+            self.finish_get(p, rec, status, now)
+            try:
+                os.unlink(self.err_file(p.cid))
+            except FileNotFoundError:
+                pass  # killed before it made it
+            return
+        self.finish_one(p, rec, status, now)
+
+    def finish_get(self, p, rec, status, now):
+        """A cycle through `pageclear get`: its error is in its message."""
+        if rec is None and not p.killed_by_us and os.WIFEXITED(status) and \
+                os.WEXITSTATUS(status) == 1:
+            kind, msg = self.get_error(p)
+            self.error(p, kind)
+            if kind in ("get_eproto", "get_other"):
+                self.fail("pageclear get: %s" % msg)
+            return
+        self.finish_one(p, rec, status, now)
+
+    def finish_one(self, p, rec, status, now):
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         ev = rec["ev"] if rec else None
         if ev in ("ok", "killed"):
@@ -320,11 +251,6 @@ class Soak:
             self.fail("client %d (%s): %s" % (p.cid, p.kind, rec.get("why", rec.get("kind"))))
         elif p.killed_by_us:
             self.killed["random"] += 1
-        elif p.kind == "get" and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1:
-            kind, msg = self.get_error(p)
-            self.error(p, kind)
-            if kind in ("get_eproto", "get_other"):
-                self.fail("pageclear get: %s" % msg)
         else:
             self.fail("client %d (%s) ended with no report: %s" % (
                 p.cid, p.kind, "signal %d" % sig if sig else "exit %d" % os.WEXITSTATUS(status)))
@@ -436,25 +362,7 @@ class Soak:
             self.fail("after the run, uid %d could not take its quota of %d MiB: %s"
                       % (OTHER_UID, OTHER_QUOTA >> 20, p.result))
         self.settle_daemon()
-        self.daemon.send_signal(signal.SIGTERM)
-        try:
-            rc = self.daemon.wait(timeout=STALL_S)
-        except subprocess.TimeoutExpired:
-            self.fail("the daemon did not stop in %d s after SIGTERM" % STALL_S)
-            return
-        if rc != 0:
-            self.fail("the daemon exited %d on SIGTERM" % rc)
-        with open(self.log, errors="replace") as f:
-            if "stopped; every reserved page given back" not in f.read():
-                self.fail("no stop line in the daemon's log")
-
-    def check_log(self):
-        """A sanitizer's report in the daemon's log (a build with one)."""
-        with open(self.log, errors="replace") as f:
-            for ln in f:
-                if SANITIZER.search(ln):
-                    self.fail("the daemon's log: " + ln.strip())
-                    return
+        self.stop_daemon()
 
     def wait_all(self):
         while self.procs:
@@ -468,22 +376,6 @@ class Soak:
         self.fork(p, fn, *(p.cid if a is CID else a for a in args))
         self.wait_all()
         return p
-
-    def settle_daemon(self):
-        """Its threads and descriptors but the reserve's back to what they
-        were before any client, and no more memfds than blocks."""
-        threads0, kinds0, _ = self.baseline
-        end = time.monotonic() + SETTLE_S
-        while True:
-            threads, kinds, memfds = self.daemon_state()
-            if threads == threads0 and kinds == kinds0 and memfds <= len(RESERVE_MIB):
-                return
-            if time.monotonic() > end:
-                self.fail("the daemon holds %d threads (had %d), descriptors %s (had %s), "
-                          "%d memfds (%d blocks)" % (threads, threads0, dict(kinds), dict(kinds0),
-                                                     memfds, len(RESERVE_MIB)))
-                return
-            time.sleep(0.1)
 
     def window_seconds(self):
         if self.t_kill is None or self.window_end is None:
