@@ -192,6 +192,11 @@ def percentile(values, q):
     return v[max(0, min(len(v) - 1, -(-len(v) * q // 100) - 1))]
 
 
+def spread(values):
+    return {"n": len(values), "p50": percentile(values, 50), "p99": percentile(values, 99),
+            "max": max(values) if values else None}
+
+
 def summary(s, args, leaked, pages):
     lat = [x / 1e6 for x in s.latencies]
     return {
@@ -199,12 +204,13 @@ def summary(s, args, leaked, pages):
         "pages_reserved": pages, "reserve_MiB": list(run.RESERVE_MIB),
         "cycles": {"started": s.started, "ok": s.ok, "ok_via_get": s.ok_get,
                    "per_second": round(s.ok / s.run_seconds, 1) if s.run_seconds else 0},
-        "get_latency_ms": {"n": len(lat), "p50": percentile(lat, 50),
-                           "p99": percentile(lat, 99), "max": max(lat) if lat else None},
+        "get_latency_ms": spread(lat),
+        "daemon_grant_ms": {k: spread(v) for k, v in s.grant_times().items()},
         "killed": dict(sorted(s.killed.items())),
         "errors": dict(sorted(s.errors.items())),
         "bad_clients": dict(sorted(s.garbage.items())),
-        "restart_window_s": s.window_seconds(), "longest_cycle_s": round(s.longest, 2),
+        "restart_window_s": s.window_seconds(), "restart_s": s.timeline(),
+        "longest_cycle_s": round(s.longest, 2),
         "leaked_pages": leaked, "nonzero_bytes": s.nonzero,
         "failures": s.failures,
     }
@@ -220,15 +226,26 @@ def print_summary(r):
           % (c["started"], c["ok"], c["ok_via_get"], c["per_second"]))
     print("get latency (request sent to descriptor received, %d gets): p50 %s ms, "
           "p99 %s ms, max %s ms" % (lat["n"], fmt(lat["p50"]), fmt(lat["p99"]), fmt(lat["max"])))
+    for k, v in r["daemon_grant_ms"].items():
+        print("the daemon's time per grant %s (%d): p50 %s ms, p99 %s ms, max %s ms"
+              % ("from the reserve" if k == "reserve" else "filled at request time", v["n"],
+                 fmt(v["p50"]), fmt(v["p99"]), fmt(v["max"])))
     print("killed clients: %s" % (r["killed"] or "none"))
     print("errors by kind: %s" % (r["errors"] or "none"))
     print("bad clients: %s" % r["bad_clients"])
-    print("restart window: %s s; longest cycle %s s" % (r["restart_window_s"],
-                                                      r["longest_cycle_s"]))
+    t = r["restart_s"]
+    print("restart window: %s s (killed at %s s, started again at %s s, served at %s s); "
+          "longest cycle %s s" % (r["restart_window_s"], t["killed"], t["restarted"],
+                                  t["served_again"], r["longest_cycle_s"]))
     print("huge pages leaked: %d free, %d reserved; non-zero bytes handed out: %d"
           % (r["leaked_pages"]["free"], r["leaked_pages"]["rsvd"], r["nonzero_bytes"]))
     for f in r["failures"]:
         print("FAIL: " + f)
+
+
+def ms(x):
+    """A time in ms for the table: 3 significant digits."""
+    return "-" if x is None else "%.3g" % x
 
 
 def markdown(files):
@@ -248,12 +265,16 @@ def markdown(files):
         ("cycles completed (through `pageclear get`)",
          lambda r: "%d (%d)" % (r["cycles"]["ok"], r["cycles"]["ok_via_get"])),
         ("cycles per second", lambda r: "%s" % r["cycles"]["per_second"]),
-        ("get latency p50 / p99 (ms)", lambda r: "%.2f / %.0f" % (
-            r["get_latency_ms"]["p50"], r["get_latency_ms"]["p99"])),
+        ("get latency p50 / p99 (ms)", lambda r: "%s / %s" % (
+            ms(r["get_latency_ms"]["p50"]), ms(r["get_latency_ms"]["p99"]))),
+        ("the daemon's time per grant p50 / p99 (ms): from the reserve; filled then",
+         lambda r: "; ".join("%s / %s" % (ms(r["daemon_grant_ms"][k]["p50"]),
+                                           ms(r["daemon_grant_ms"][k]["p99"]))
+                             for k in ("reserve", "fill"))),
         ("clients killed: before sending / after / with the fd / holding / at random",
          lambda r: " / ".join(str(r["killed"].get(k, 0)) for k in
                               ("before_send", "after_send", "after_fd", "holding", "random"))),
-        ("bad clients (floods of 40)", lambda r: "%d (%d)" % (
+        ("bad clients (floods of %d connections)" % run.client.FLOOD, lambda r: "%d (%d)" % (
             sum(r["bad_clients"].values()), r["bad_clients"].get("flood", 0))),
         ("refused: busy / no memory / over uid 65534's quota", lambda r: "%d / %d / %d" % tuple(
             errors(r, lambda k, w=w: w in k and not restart(k))

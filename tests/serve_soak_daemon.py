@@ -24,6 +24,8 @@ OTHER_QUOTA = 16 << 20
 START_S = 60   # the daemon makes its socket and fills its reserve
 SETTLE_S = 30  # pages, threads, descriptors come back within this long
 STOP_S = 60    # SIGTERM stops it within this long
+# The daemon's log line for each grant, with its own time for it.
+GRANT = re.compile(r"of 2MiB pages (from the reserve|filled at request time) in ([0-9.]+) ms$")
 SANITIZER = re.compile(r"ERROR: \w+Sanitizer|WARNING: ThreadSanitizer|runtime error:")
 PR_SET_PDEATHSIG = 1
 
@@ -150,3 +152,15 @@ class DaemonControl:
         with open(self.log, errors="replace") as f:
             if "stopped; every reserved page given back" not in f.read():
                 self.fail("no stop line in the daemon's log")
+
+    def grant_times(self):
+        """The daemon's own time per grant (ms), by where the memory came
+        from: {"reserve": [...], "fill": [...]}."""
+        times = {"reserve": [], "fill": []}
+        with open(self.log, errors="replace") as f:
+            for ln in f:
+                m = GRANT.search(ln)
+                if m:
+                    key = "reserve" if m.group(1) == "from the reserve" else "fill"
+                    times[key].append(float(m.group(2)))
+        return times

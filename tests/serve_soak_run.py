@@ -31,9 +31,9 @@ HOLD_MAX_S = 0.1        # a client holds its memory up to this long
 # A flood of connections (a bad client's) holds the daemon at its limit
 # for its request_timeout; one at most this often: busy a tenth of the time.
 FLOOD_EVERY_S = 20
-# Hang-catchers. The longest cycle (fork to exit) of the runs in
-# docs/serve.md's "Soak" took under 2 s, with ASan and on a loaded 2-core
-# machine; these are 15 to 60 times that.
+# Hang-catchers. The longest cycle (fork to exit) seen was 3.3 s: a TSan
+# build of the daemon, the 2 cores at a load average of 20 (docs/serve.md,
+# "Soak"); these are 18 to 36 times that.
 HANG_S = 120            # a client's whole life
 STALL_S = 60            # the daemon serves no cycle for this long: it stopped
 RESTART_S = 60          # the restarted daemon serves within this long
@@ -81,6 +81,7 @@ class Soak(DaemonControl):
         self.killed, self.errors, self.garbage = Counter(), Counter(), Counter()
         self.t_kill = self.t_restart = self.window_end = None
         self.run_seconds = self.longest = 0.0
+        self.t0 = time.monotonic()
         self.last_ok = time.monotonic()
         self.last_flood = -FLOOD_EVERY_S
 
@@ -319,7 +320,7 @@ class Soak(DaemonControl):
         self.reap(time.monotonic())
 
     def loop(self, seconds):
-        t0 = time.monotonic()
+        t0 = self.t0 = time.monotonic()
         self.last_ok = t0
         self.kill_time = t0 + seconds * self.rnd.uniform(0.35, 0.55)
         now = t0
@@ -381,3 +382,10 @@ class Soak(DaemonControl):
         if self.t_kill is None or self.window_end is None:
             return None
         return round(self.window_end - self.t_kill, 2)
+
+    def timeline(self):
+        """When the daemon was killed, started again, and served again
+        (seconds from the start of the run), for a window that looks odd."""
+        return {k: None if t is None else round(t - self.t0, 2) for k, t in (
+            ("killed", self.t_kill), ("restarted", self.t_restart),
+            ("served_again", self.window_end))}
