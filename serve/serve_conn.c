@@ -27,6 +27,22 @@ struct outcome {
     const char *source;
 };
 
+void serve_conn_drain(int fd)
+{
+    /* Closing a Unix stream or seqpacket socket with messages unread in
+     * its queue makes the kernel set ECONNRESET on the peer, and the
+     * peer's next read reports that before the reply queued for it: a
+     * client refused as busy, whose request was never read, saw
+     * "connection reset" instead of the refusal. Reading is shut first, so
+     * nothing can arrive after the drain (a late send fails with EPIPE,
+     * the reply still there for the client to read); a zero-length
+     * message or an empty queue ends the drain. */
+    char b;
+    shutdown(fd, SHUT_RD);
+    while (recv(fd, &b, sizeof(b), MSG_DONTWAIT | MSG_TRUNC) > 0)
+        continue;
+}
+
 void serve_reply_error(int fd, int st)
 {
     uint8_t msg[SERVE_MSG_SIZE];
@@ -194,6 +210,7 @@ void *serve_conn_main(void *arg)
     if (c->pidfd >= 0)
         close(c->pidfd);
     serve_quota_disconnect(&d->quota, c->cred.uid);
+    serve_conn_drain(c->fd);
     pthread_mutex_lock(&d->lock);
     close(c->fd);
     d->conn_fds[c->slot] = -1;

@@ -192,6 +192,7 @@ static void admit(struct serve_daemon *d, int fd)
         serve_log(SERVE_INFO, "uid %u pid %d: refused a connection: too many at once",
                   (unsigned)c->cred.uid, (int)c->cred.pid);
         serve_reply_error(fd, SERVE_E_BUSY);
+        serve_conn_drain(fd); /* the request, if it came: unread, it would reset the reply */
         close(fd);
         free(c);
     }

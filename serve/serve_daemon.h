@@ -57,5 +57,9 @@ void serve_daemon_close(struct serve_daemon *d);
 void *serve_conn_main(void *c);
 /* Reply st (no descriptor) on fd, never blocking; for refusals. */
 void serve_reply_error(int fd, int st);
+/* Before closing a connection: shut its reading and discard what the
+ * client sent and nobody read, so the close does not reset the client's
+ * side and lose the reply sent. */
+void serve_conn_drain(int fd);
 
 #endif

@@ -188,8 +188,15 @@ int pc_serve_get(size_t size, size_t page_size, int flags, int *fd)
     if (rc != 0)
         return rc;
     rc = send_request(s, (uint64_t)size, page, flags);
-    if (rc == 0)
+    /* A daemon refusing the connection (too many at once) may answer
+     * before the request is sent, and stop reading: the send fails, and
+     * the answer is there to read. */
+    if (rc == 0 || rc == -ECONNRESET) {
+        int sent = rc;
         rc = recv_reply(s, m, fds, &nfds);
+        if (rc != 0 && sent != 0)
+            rc = sent;
+    }
     close(s);
     if (rc != 0)
         return rc;
