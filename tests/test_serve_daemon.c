@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * test_serve_daemon.c - the daemon of `pageclear serve` (cli/serve_*.c) in
+ * test_serve_daemon.c - the daemon of `pageclear serve` (serve/) in
  * this process, with no reserve, so no huge pages are needed: how it ends
  * connections. A client refused as busy gets the refusal (EAGAIN from
  * pc_serve_get), whether its request came before the daemon answered or
