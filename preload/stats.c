@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "skip.h"
 #include "stats.h"
 
 /* The counters are updated from memset, possibly inside a signal handler:
@@ -75,4 +76,5 @@ void pci_preload_stats_print(size_t min, const char *why, const char *patch_why)
         n = snprintf(line, sizeof(line), "pageclear-preload: entry: reads its limits (%s)\n",
                      patch_why);
     put(line, n);
+    pci_preload_skip_print();
 }

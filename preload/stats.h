@@ -24,7 +24,7 @@ void pci_preload_count(enum pci_preload_route r, size_t n);
  * threshold in force (SIZE_MAX: everything went to the C library, why
  * says why). Then a line on the entry's limits: written into its code
  * (patch_why NULL) or read on every call, and patch_why says why
- * (patch.c). */
+ * (patch.c); last the line of PAGECLEAR_PRELOAD_SKIP_ABSENT (skip.c). */
 void pci_preload_stats_print(size_t min, const char *why, const char *patch_why);
 
 #pragma GCC visibility pop
