@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "harness.h"
@@ -146,6 +148,67 @@ static inline char *anon_map(size_t pages, int thp)
     if (!thp)
         (void)madvise(m + PG, pages * PG, MADV_NOHUGEPAGE);
     return m + PG;
+}
+
+/* 1 if an ancestor of this process (or it) holds an flock on path, as
+ * `flock LOCK ctest` does: taking the lock again would wait for ever. */
+static inline int lock_held_above(const char *path)
+{
+    struct stat sb;
+    FILE *f = fopen("/proc/locks", "r");
+    if (stat(path, &sb) != 0 || f == NULL) {
+        if (f != NULL)
+            fclose(f);
+        return 0;
+    }
+    char line[256];
+    int held = 0;
+    while (!held && fgets(line, sizeof(line), f) != NULL) {
+        long pid;
+        unsigned maj, min;
+        unsigned long ino;
+        if (sscanf(line, "%*d: FLOCK %*s %*s %ld %x:%x:%lu", &pid, &maj, &min, &ino) != 4 ||
+            ino != (unsigned long)sb.st_ino)
+            continue;
+        for (long p = getpid(); p > 1 && !held;) {
+            char st[64], buf[256];
+            held = p == pid;
+            snprintf(st, sizeof(st), "/proc/%ld/status", p);
+            FILE *s = fopen(st, "r");
+            long pp = 0;
+            while (s != NULL && fgets(buf, sizeof(buf), s) != NULL)
+                if (sscanf(buf, "PPid: %ld", &pp) == 1)
+                    break;
+            if (s != NULL)
+                fclose(s);
+            p = pp;
+        }
+    }
+    fclose(f);
+    return held;
+}
+
+/* Take the flock on path unless an ancestor holds it, waiting up to
+ * seconds (0: as long as it takes): its descriptor; -1 if an ancestor
+ * holds it (go ahead under it); -2 if it stayed busy. */
+static inline int take_lock(const char *path, int seconds)
+{
+    if (lock_held_above(path))
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    CHECK(fd >= 0);
+    if (seconds == 0) {
+        CHECK(flock(fd, LOCK_EX) == 0);
+        return fd;
+    }
+    for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
+        if (tries == seconds * 10) {
+            close(fd);
+            return -2;
+        }
+        usleep(100 * 1000);
+    }
+    return fd;
 }
 
 #endif /* PC_TEST_PRESENT_H */

@@ -11,8 +11,6 @@
  * mapping kinds: test_clear_present_kinds.c.
  */
 #include <pthread.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <sys/swap.h>
 
 #include "present.h"
@@ -159,55 +157,6 @@ static void fork_cow(void)
     check_partly(m, lo, len);
 }
 
-/* 1 if an ancestor of this process (or it) holds an flock on path, as
- * `flock LOCK ctest` does: taking the lock again would wait for ever. */
-static int lock_held_above(const char *path)
-{
-    struct stat sb;
-    FILE *f = fopen("/proc/locks", "r");
-    if (stat(path, &sb) != 0 || f == NULL) {
-        if (f != NULL)
-            fclose(f);
-        return 0;
-    }
-    char line[256];
-    int held = 0;
-    while (!held && fgets(line, sizeof(line), f) != NULL) {
-        long pid;
-        unsigned maj, min;
-        unsigned long ino;
-        if (sscanf(line, "%*d: FLOCK %*s %*s %ld %x:%x:%lu", &pid, &maj, &min, &ino) != 4 ||
-            ino != (unsigned long)sb.st_ino)
-            continue;
-        for (long p = getpid(); p > 1 && !held;) {
-            char st[64], buf[256];
-            held = p == pid;
-            snprintf(st, sizeof(st), "/proc/%ld/status", p);
-            FILE *s = fopen(st, "r");
-            long pp = 0;
-            while (s != NULL && fgets(buf, sizeof(buf), s) != NULL)
-                if (sscanf(buf, "PPid: %ld", &pp) == 1)
-                    break;
-            if (s != NULL)
-                fclose(s);
-            p = pp;
-        }
-    }
-    fclose(f);
-    return held;
-}
-
-/* Take the flock on path unless an ancestor holds it: its fd, or -1. */
-static int take_lock(const char *path)
-{
-    if (lock_held_above(path))
-        return -1;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    CHECK(fd >= 0);
-    CHECK(flock(fd, LOCK_EX) == 0);
-    return fd;
-}
-
 /* Swap for the case: the system's if it has some, else a swap file of
  * 64 MiB made and enabled here (root; a file system that takes swap
  * files). Returns 1 with *made set when this made one (path holds it). */
@@ -270,7 +219,7 @@ static void swapped_case(void)
 
 static void swapped(void)
 {
-    int lock = take_lock("/tmp/pageclear-swap.lock");
+    int lock = take_lock("/tmp/pageclear-swap.lock", 0);
     char path[256];
     int made;
     if (!get_swap(path, sizeof(path), &made))
