@@ -183,7 +183,7 @@ struct pc_present_report {
  * (nothing of the range is written; *r says what the call would do).
  *
  * r, if not NULL, receives what was done (the size contract at the top of
- * this file), also with -ENOTSUP. No memory but under 2 KiB of stack, at
+ * this file), also with -ENOTSUP. No memory but under 3 KiB of stack, at
  * most three descriptors, all closed before it returns, nothing kept
  * between calls (safe across fork); errno is left as it was. Thread-safe,
  * and async-signal-safe once the library is initialised (after any call

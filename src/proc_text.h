@@ -27,7 +27,8 @@ int pci_proc_ioctl(int fd, unsigned long req, void *arg);
 
 /* The buffer of a line reader: a /proc file is read in chunks of this
  * size (its lines are short, and a caller's stack may be a signal
- * handler's; sigaltstack's minimum is 2 KiB on x86-64). */
+ * handler's alternate stack: SIGSTKSZ, 8 KiB, much of which the signal
+ * frame takes). */
 #define PCI_LINES_BUF 512
 
 struct pci_lines {
