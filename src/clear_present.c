@@ -191,6 +191,9 @@ static void anon_part(struct job *j, uintptr_t a, uintptr_t b)
 struct survey {
     int anon;                 /* some private anonymous part */
     enum pc_present_why kind; /* the first other kind's reason, or PROVEN */
+    struct pci_vma first;     /* the mapping holding lo: when it holds the
+                                 whole range (most calls), the work needs
+                                 no other question */
 };
 
 /* 0 with *s; 1 if a part of the range is not mapped or not writable;
@@ -206,6 +209,8 @@ static int survey(const struct job *j, struct pci_vmas *v, struct survey *s)
             return rc;
         if (rc == 0 || m.start > at || m.kind == PCI_VMA_READONLY)
             return 1;
+        if (at == j->lo)
+            s->first = m;
         if (m.kind == PCI_VMA_ANON)
             s->anon = 1;
         else if (s->kind == PC_PRESENT_PROVEN)
@@ -243,13 +248,14 @@ static int decide(struct job *j, const struct survey *s)
     return 0;
 }
 
-/* The work, mapping by mapping, in address order. The mappings are asked
- * for again: the survey kept none (the range may span any number). */
-static int work(struct job *j, struct pci_vmas *v)
+/* The work, mapping by mapping, in address order. Past the first, the
+ * mappings are asked for again: the survey kept no more (the range may
+ * span any number). */
+static int work(struct job *j, struct pci_vmas *v, const struct pci_vma *first)
 {
     for (uintptr_t at = j->lo; at < j->hi;) {
-        struct pci_vma m;
-        int rc = pci_vmas_find(v, at, &m);
+        struct pci_vma m = *first;
+        int rc = at == j->lo ? 1 : pci_vmas_find(v, at, &m);
         if (rc < 0) {
             /* Unreadable now: clear the rest as pc_clear would. */
             unproven(j, at, j->hi, PC_PRESENT_NO_MAPS, -rc);
@@ -289,7 +295,7 @@ static int run(struct job *j)
     if (rc == 0 && (j->flags & PC_PRESENT_NO_FALLBACK))
         rc = decide(j, &s);
     if (rc == 0)
-        rc = work(j, &v);
+        rc = work(j, &v, &s.first);
     else if (rc == 1)
         rc = -EFAULT;
     else if (rc != -ENOTSUP)
