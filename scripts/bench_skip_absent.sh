@@ -13,8 +13,12 @@
 #            touch, cold.
 #   present  pc_clear_present against pc_clear at 0, 1, 50 and 100 % of
 #            the pages present, 64 MiB and 1 GiB, 4 KiB pages and THP
-#            (tests/bench_present.c; 1 GiB with nothing present is the
-#            cost of the scan alone).
+#            (tests/bench_present.c, wall clock, fresh mappings; 1 GiB
+#            with nothing present is the cost of the scan alone); then
+#            every page present in the thread's CPU time, 51 repetitions,
+#            on fresh mappings and warm (a mapping rewritten before each
+#            call): a few percent apart needs the spread of a machine
+#            shared with other jobs kept out.
 # The whole run holds /tmp/pageclear-bench.lock (unless an ancestor holds
 # it: `flock /tmp/pageclear-bench.lock scripts/bench_skip_absent.sh` is
 # fine too). No PAGECLEAR_* variable of the caller's, no profile.
@@ -29,7 +33,7 @@ while [ $# -gt 0 ]; do
         -c) calls="$2"; shift 2 ;;
         -n) reps="$2"; shift 2 ;;
         calloc|present) parts+=("$1"); shift ;;
-        -*) sed -n '2,25s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+        -*) sed -n '2,29s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
         *) build="$1"; shift ;;
     esac
 done
@@ -104,6 +108,9 @@ calloc_part() {
 for part in "${parts[@]}"; do
     case "$part" in
         calloc) calloc_part ;;
-        present) echo; "$build/tests/bench_present" -n "$reps" ;;
+        present)
+            echo; "$build/tests/bench_present" -n "$reps"
+            echo; "$build/tests/bench_present" -c -n 51 -p 100
+            echo; "$build/tests/bench_present" -c -w -n 51 ;;
     esac
 done

@@ -11,8 +11,10 @@
  * just zeroed by the kernel and written, so warm as far as the caches
  * hold them. Not a test: run it under the bench lock
  * (scripts/bench_skip_absent.sh does).
- * Usage: bench_present [-n REPS] [-s MiB,...] [-p PCT,...]
- *   defaults: 7 repetitions, 64 and 1024 MiB, 0,1,50,100 % present
+ * Usage: bench_present [-c] [-w] [-n REPS] [-s MiB,...] [-p PCT,...]
+ *   defaults: 7 repetitions, 64 and 1024 MiB, 0,1,50,100 % present;
+ *   -c: the thread's CPU time rather than the wall clock;
+ *   -w: warm, every page present (below)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,10 +30,15 @@
 #define MAX_REPS 101
 #define MAX_LIST 8
 
+/* CLOCK_MONOTONIC, or with -c the thread's CPU time (user and system):
+ * on a machine shared with other jobs a call descheduled midway counts
+ * only the time it ran. */
+static clockid_t clock_id = CLOCK_MONOTONIC;
+
 static double now_ms(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock_id, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
@@ -57,19 +64,36 @@ static size_t touch(char *m, size_t len, size_t unit, int pct)
     return resident * PC_PAGE_SIZE;
 }
 
-/* One sample: a fresh mapping, pct % faulted in, one call timed;
- * *resident gets the bytes resident before the call. */
-static double sample(int present, size_t len, int thp, int pct, size_t *resident)
+/* -w: one mapping per row, every page present, a byte of each 4 KiB
+ * written again before each call: the clear finds as much of it in cache
+ * as the caches hold (warm), and no fault in the way. */
+static int warm;
+static char *warm_raw;
+
+static char *map_aligned(size_t len, int thp, char **raw)
 {
-    char *raw = mmap(NULL, len + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
-    if (raw == MAP_FAILED) {
+    *raw = mmap(NULL, len + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (*raw == MAP_FAILED) {
         perror("mmap");
         exit(1);
     }
-    char *m = (char *)(((uintptr_t)raw + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    char *m = (char *)(((uintptr_t)*raw + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
     (void)madvise(m, len, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-    *resident = touch(m, len, thp ? HUGE : PC_PAGE_SIZE, pct);
+    return m;
+}
+
+/* One sample: a fresh mapping (or with -w the row's), pct % faulted in,
+ * one call timed; *resident gets the bytes resident before the call. */
+static double sample(int present, size_t len, int thp, int pct, size_t *resident)
+{
+    char *raw = warm_raw, *m;
+    if (warm) {
+        m = (char *)(((uintptr_t)raw + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+        *resident = touch(m, len, PC_PAGE_SIZE, 100);
+    } else {
+        m = map_aligned(len, thp, &raw);
+        *resident = touch(m, len, thp ? HUGE : PC_PAGE_SIZE, pct);
+    }
     double t0 = now_ms();
     int rc = present ? pc_clear_present(m, len, 0, NULL) : pc_clear(m, len);
     double t = now_ms() - t0;
@@ -77,7 +101,8 @@ static double sample(int present, size_t len, int thp, int pct, size_t *resident
         fprintf(stderr, "bench_present: the call failed (%d)\n", rc);
         exit(1);
     }
-    munmap(raw, len + HUGE);
+    if (!warm)
+        munmap(raw, len + HUGE);
     return t;
 }
 
@@ -98,6 +123,8 @@ static void row(size_t mib, int thp, int pct, int reps)
 {
     double t[2][MAX_REPS];
     size_t resident = 0;
+    if (warm)
+        (void)map_aligned(mib << 20, thp, &warm_raw);
     for (int r = 0; r < reps; r++)
         for (int k = 0; k < 2; k++) {
             int present = (k + r) % 2; /* alternate which goes first */
@@ -107,6 +134,8 @@ static void row(size_t mib, int thp, int pct, int reps)
     printf("| %zu MiB | %s | %d%% (%.1f MiB) | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f |\n",
            mib, thp ? "THP" : "4 KiB", pct, (double)resident / (1 << 20), mc, t[0][0],
            t[0][reps - 1], mp, t[1][0], t[1][reps - 1], mp / mc);
+    if (warm)
+        munmap(warm_raw, (mib << 20) + HUGE);
     fflush(stdout);
 }
 
@@ -127,8 +156,12 @@ int main(int argc, char **argv)
     int reps = 7, opt;
     long sizes[MAX_LIST] = {64, 1024}, pcts[MAX_LIST] = {0, 1, 50, 100};
     int nsizes = 2, npcts = 4;
-    while ((opt = getopt(argc, argv, "n:s:p:")) != -1) {
-        if (opt == 'n')
+    while ((opt = getopt(argc, argv, "cwn:s:p:")) != -1) {
+        if (opt == 'c')
+            clock_id = CLOCK_THREAD_CPUTIME_ID;
+        else if (opt == 'w')
+            warm = 1;
+        else if (opt == 'n')
             reps = atoi(optarg);
         else if (opt == 's')
             nsizes = list(optarg, sizes);
@@ -137,12 +170,17 @@ int main(int argc, char **argv)
         else
             return 2;
     }
+    if (warm)
+        npcts = 1, pcts[0] = 100; /* every page present, by the rewrite */
     if (reps < 1 || reps > MAX_REPS || nsizes == 0 || npcts == 0) {
-        fprintf(stderr, "usage: bench_present [-n REPS] [-s MiB,...] [-p PCT,...]\n");
+        fprintf(stderr, "usage: bench_present [-c] [-w] [-n REPS] [-s MiB,...] [-p PCT,...]\n");
         return 2;
     }
-    printf("pc_clear: %s; %d repetitions, median (lowest-highest), ms\n\n",
-           pc_selected((size_t)sizes[0] << 20), reps);
+    printf("pc_clear: %s; %d repetitions, median (lowest-highest), ms of %s; %s\n\n",
+           pc_selected((size_t)sizes[0] << 20), reps,
+           clock_id == CLOCK_MONOTONIC ? "wall clock" : "the thread's CPU time",
+           warm ? "warm: one mapping a row, written again before each call"
+                : "a fresh mapping each call");
     printf("| size | pages | present (resident) | pc_clear | pc_clear_present | ratio |\n");
     printf("|---|---|---|---|---|---|\n");
     for (int s = 0; s < nsizes; s++)
