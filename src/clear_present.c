@@ -189,7 +189,6 @@ static void anon_part(struct job *j, uintptr_t a, uintptr_t b)
 
 /* What the mappings of the range are, before anything is written. */
 struct survey {
-    int anon;                 /* some private anonymous part */
     enum pc_present_why kind; /* the first other kind's reason, or PROVEN */
     struct pci_vma first;     /* the mapping holding lo: when it holds the
                                  whole range (most calls), the work needs
@@ -200,7 +199,6 @@ struct survey {
  * -errno if the mappings cannot be read. */
 static int survey(const struct job *j, struct pci_vmas *v, struct survey *s)
 {
-    s->anon = 0;
     s->kind = PC_PRESENT_PROVEN;
     for (uintptr_t at = j->lo; at < j->hi;) {
         struct pci_vma m;
@@ -211,9 +209,7 @@ static int survey(const struct job *j, struct pci_vmas *v, struct survey *s)
             return 1;
         if (at == j->lo)
             s->first = m;
-        if (m.kind == PCI_VMA_ANON)
-            s->anon = 1;
-        else if (s->kind == PC_PRESENT_PROVEN)
+        if (m.kind != PCI_VMA_ANON && s->kind == PC_PRESENT_PROVEN)
             s->kind = why_of_kind(m.kind);
         at = m.end;
     }
