@@ -89,6 +89,121 @@ PC_API int pc_clear_cold(void *addr, size_t len);
 PC_API int pc_clear_pages(void *addr, size_t npages);
 
 /* ------------------------------------------------------------------------ */
+/* Clearing only what the kernel has handed out (since 1.1)                  */
+
+/* pc_clear_present flags. */
+#define PC_PRESENT_NO_FALLBACK 0x1 /* write nothing rather than clear a part
+                                      without proof: -ENOTSUP */
+#define PC_PRESENT_DRY_RUN 0x2     /* write nothing; report what the call
+                                      would do now */
+
+/* Why pc_clear_present cleared a part whole, unable to tell what its
+ * absent pages read. */
+enum pc_present_why {
+    PC_PRESENT_PROVEN = 0,     /* it could tell everywhere */
+    PC_PRESENT_NO_SCAN = 1,    /* the kernel has no PAGEMAP_SCAN (before
+                                  Linux 6.7): error ENOTTY or EINVAL */
+    PC_PRESENT_REFUSED = 2,    /* /proc/self/pagemap or its scan failed
+                                  otherwise: a seccomp filter or security
+                                  module (EPERM, EACCES, ENOSYS, ...), no
+                                  /proc (ENOENT), no free descriptor
+                                  (EMFILE); error says which */
+    PC_PRESENT_NO_MAPS = 3,    /* the mappings could be read neither with
+                                  PROCMAP_QUERY nor from /proc/self/maps */
+    PC_PRESENT_FILE = 4,       /* a private mapping of a file (a memfd's
+                                  too): an absent page reads the file */
+    PC_PRESENT_SHARED = 5,     /* a shared mapping (shmem, a memfd,
+                                  MAP_SHARED | MAP_ANONYMOUS, a file): its
+                                  pages may hold what another process or
+                                  write(2) put there */
+    PC_PRESENT_HUGETLB = 6,    /* hugetlb: an absent page of a private
+                                  mapping reads the file behind it, and no
+                                  kernel interface tells an anonymous one
+                                  from a file's */
+    PC_PRESENT_USERFAULTFD = 7,/* registered with a userfaultfd in missing
+                                  or minor mode: an absent page reads what
+                                  the handler supplies */
+    PC_PRESENT_NO_UFFD_INFO = 8/* the registration could not be read
+                                  (/proc/self/smaps): error says why */
+};
+
+/* pc_present_report.used: the kernel interfaces a call read. */
+#define PC_PRESENT_USED_PROCMAP_QUERY 0x1 /* the mappings, PROCMAP_QUERY
+                                             (Linux 6.11) */
+#define PC_PRESENT_USED_MAPS 0x2          /* the mappings, /proc/self/maps */
+#define PC_PRESENT_USED_SCAN 0x4          /* the pages, PAGEMAP_SCAN */
+#define PC_PRESENT_USED_SMAPS 0x8         /* userfaultfd, /proc/self/smaps */
+
+/* What pc_clear_present did (with PC_PRESENT_DRY_RUN: would do). */
+struct pc_present_report {
+    size_t skipped;  /* bytes left alone: their pages read zero already */
+    size_t cleared;  /* bytes stored to (skipped + cleared == len) */
+    size_t unproven; /* of cleared: bytes in parts cleared whole for want
+                        of proof (why says why, for the lowest of them) */
+    enum pc_present_why why; /* PC_PRESENT_PROVEN if unproven is 0 */
+    int error;       /* the errno behind NO_SCAN, REFUSED, NO_MAPS and
+                        NO_UFFD_INFO; else 0 */
+    int used;        /* PC_PRESENT_USED_* */
+};
+
+/* Make [addr, addr + len) read as zero, doing no work for the pages that
+ * read zero already: those of a private anonymous mapping that the kernel
+ * has not handed out (neither present nor swapped: a first touch gets a
+ * fresh zeroed page) and those mapped to its shared zero page are left
+ * alone; present and swapped pages are cleared with pc_clear's primitive
+ * for len (pc_selected(len) names it). A page partly in the range is left
+ * alone or cleared only within it. Where it cannot tell what an absent
+ * page would read, it clears the part whole and says why (enum
+ * pc_present_why): mappings of files, shared and hugetlb ones, a range
+ * registered with a userfaultfd in missing or minor mode, and wherever
+ * the kernel does not answer (before Linux 6.7, a seccomp filter refusing
+ * with an errno; one that kills or traps does that). The skipped pages
+ * are not faulted in, so they are neither placed on a NUMA node by this
+ * call nor made resident, as a memset of them would do (pc_populate does).
+ *
+ * How it tells: the kind of each mapping from the PROCMAP_QUERY ioctl
+ * (Linux 6.11), else /proc/self/maps; the pages from PAGEMAP_SCAN on
+ * /proc/self/pagemap; and, only when it would skip a page, the
+ * userfaultfd registration from /proc/self/smaps, whose cost grows with
+ * the pages resident in the range's mappings and in those below it.
+ *
+ * What is promised: on return every byte of the range reads zero with
+ * respect to every write that happened before the call, by any thread or
+ * process. A write during the call races with it as with pc_clear (its
+ * bytes may stay); a page that was absent when the call looked and that
+ * another thread faults in meanwhile holds zeros or what that thread
+ * wrote. The mappings of the range (mmap, munmap, mremap, mprotect,
+ * userfaultfd registration) must not change during the call.
+ *
+ * flags: 0, or any of PC_PRESENT_NO_FALLBACK (where the call would clear
+ * a part without proof it writes nothing and returns -ENOTSUP, *r saying
+ * why; decided before any store: it reads the userfaultfd registration
+ * whenever the range has an absent page; should the scan fail after that,
+ * the rest is cleared and said as without the flag) and PC_PRESENT_DRY_RUN
+ * (nothing of the range is written; *r says what the call would do).
+ *
+ * r, if not NULL, receives what was done (the size contract at the top of
+ * this file), also with -ENOTSUP. No memory but under 3 KiB of stack, at
+ * most three descriptors, all closed before it returns, nothing kept
+ * between calls (safe across fork); errno is left as it was. Thread-safe,
+ * and async-signal-safe once the library is initialised (after any call
+ * of pc_clear or pc_selected), as pc_clear.
+ *
+ * Returns 0, or: -EINVAL (addr NULL with len > 0, an unknown flag, a size
+ * below the struct's first version or past a page); -EOVERFLOW (addr +
+ * len wraps); -EFAULT (part of the range is not mapped or not writable, as
+ * the mappings read at the start of the call say: nothing is written);
+ * -ENOTSUP (refused under PC_PRESENT_NO_FALLBACK: nothing of the range
+ * written). len == 0 returns 0 and a zero report. Where the mappings
+ * cannot be read at all the range is cleared as pc_clear does, and a hole
+ * then faults as it would there. Since 1.1. */
+PC_API int pc_clear_present(void *addr, size_t len, int flags,
+                            struct pc_present_report *r, size_t size);
+#define pc_clear_present(addr, len, flags, r)                        \
+    (pc_clear_present)((addr), (len), (flags), (r),                  \
+                       sizeof(struct pc_present_report))
+
+/* ------------------------------------------------------------------------ */
 /* Batching: units between rescheduling points                              */
 
 /* Preemption models, after the kernel's. Under NONE and VOLUNTARY the clear

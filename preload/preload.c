@@ -50,6 +50,7 @@
 #include "cpu.h"
 #include "entry.h"
 #include "pageclear.h"
+#include "skip.h"
 #include "stats.h"
 
 /* The entry points, declared here rather than through <string.h>, whose
@@ -175,16 +176,28 @@ static int first_touch(const void *s, size_t n)
     return rc != 0 || (vec & 1) == 0;
 }
 
+/* A zero first touch through pc_clear_present (skip.c): 1 if done. */
+static int skip_absent(void *s, size_t n)
+{
+    busy = 1;
+    int done = pci_preload_skip(s, n);
+    busy = 0;
+    return done;
+}
+
 void *pci_preload_set(void *s, int c, size_t n)
 {
     int st = atomic_load_explicit(&state, memory_order_acquire);
     if (st < ST_PASS)
         return safe_set(s, c, n);
-    if (st == ST_READY && n >= min_len && !busy && !first_touch(s, n) &&
-        via_pageclear(s, c, n)) {
-        if (pci_preload_stats_on)
-            pci_preload_count(PCI_ROUTE_PAGECLEAR, n);
-        return s;
+    if (st == ST_READY && n >= min_len && !busy) {
+        int first = first_touch(s, n);
+        if ((first && (unsigned char)c == 0 && skip_absent(s, n)) ||
+            (!first && via_pageclear(s, c, n))) {
+            if (pci_preload_stats_on)
+                pci_preload_count(PCI_ROUTE_PAGECLEAR, n);
+            return s;
+        }
     }
     if (pci_preload_stats_on && !busy)
         pci_preload_count(PCI_ROUTE_LIBC, n);
@@ -418,6 +431,7 @@ __attribute__((constructor)) static void preload_init(void)
     int on = env_switch("PAGECLEAR_PRELOAD", 1);
     int want_avx512 = env_switch("PAGECLEAR_PRELOAD_AVX512", 1);
     int want_avx2 = env_switch("PAGECLEAR_PRELOAD_AVX2", -1);
+    pci_preload_skip_on = env_switch("PAGECLEAR_PRELOAD_SKIP_ABSENT", 0);
     if (!on) {
         pass_why = "PAGECLEAR_PRELOAD=0";
     } else if (init_pageclear() != 0 || min_len == PC_NEVER) {

@@ -19,6 +19,7 @@ PCI_ABI_FITS(pc_host)
 PCI_ABI_FITS(pc_tuning)
 PCI_ABI_FITS(pc_threshold_info)
 PCI_ABI_FITS(pc_extent)
+PCI_ABI_FITS(pc_present_report)
 
 int pci_abi_check(const void *p, size_t size, size_t min)
 {

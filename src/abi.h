@@ -32,6 +32,8 @@
 #define PCI_ABI_MIN_pc_threshold_info PCI_ABI_END(pc_threshold_info, value)
 /* New in 1.1: its first version ends with len. */
 #define PCI_ABI_MIN_pc_extent PCI_ABI_END(pc_extent, len)
+/* New in 1.1: its first version ends with used. */
+#define PCI_ABI_MIN_pc_present_report PCI_ABI_END(pc_present_report, used)
 
 /* The largest size taken: a page. The largest struct, pc_host, is under
  * 1 KiB; a size past a page is a wrong argument, not a struct, and

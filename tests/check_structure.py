@@ -42,6 +42,7 @@ LAYOUT = {
     "src/tuning": "the library's thresholds: built-in, profile, environment",
     "src/pool": "the library's zeroed-page pool and its known-zero tracking",
     "src/parallel": "the library's parallel clear and populate",
+    "src/present": "pc_clear_present: the kernel's view of a range, what it has not handed out",
     "src/arch/x86_64": "x86-64 primitives and CPU features",
     "src/arch/aarch64": "arm64 primitives and CPU features",
     "src/arch/generic": "the portable primitive and CPU stub",

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * exec.c - `pageclear exec [--min SIZE] [--stats] -- CMD [ARGS...]`: runs
- * CMD with libpageclear-preload.so first in LD_PRELOAD (docs/preload.md),
- * so that a program that cannot be rebuilt clears its large extents
- * through pageclear. The command replaces this process (execvp): its exit
+ * exec.c - `pageclear exec [--min SIZE] [--stats] [--skip-absent] -- CMD
+ * [ARGS...]`: runs CMD with libpageclear-preload.so first in LD_PRELOAD
+ * (docs/preload.md), so that a program that cannot be rebuilt clears its
+ * large extents through pageclear. The command replaces this process (execvp): its exit
  * status and signals are CMD's own.
  */
 #include <errno.h>
@@ -22,7 +22,8 @@
 void cli_exec_usage(FILE *f)
 {
     fprintf(f,
-            "usage: pageclear exec [--min SIZE] [--stats] [--lib PATH] -- CMD [ARGS...]\n"
+            "usage: pageclear exec [--min SIZE] [--stats] [--skip-absent] [--lib PATH] -- CMD "
+            "[ARGS...]\n"
             "  runs CMD with libpageclear-preload.so in LD_PRELOAD (before what it\n"
             "  already holds): its memset, bzero, explicit_bzero and __memset_chk from\n"
             "  preload_min on go through pageclear\n"
@@ -30,6 +31,12 @@ void cli_exec_usage(FILE *f)
             "              the profile's, else the built-in)\n"
             "  --stats     print at exit, on stderr, the calls and bytes per size class\n"
             "              and where they went (PAGECLEAR_PRELOAD_STATS=1)\n"
+            "  --skip-absent\n"
+            "              a zero memset of memory the kernel has not handed out yet (a\n"
+            "              first touch, from preload_min on) leaves those pages alone:\n"
+            "              they read as zero already (pc_clear_present;\n"
+            "              PAGECLEAR_PRELOAD_SKIP_ABSENT=1); without it, --stats says\n"
+            "              how many bytes it would have skipped (docs/skip-absent.md)\n"
             "  --lib PATH  the preload library (default: $PAGECLEAR_PRELOAD_LIB, the\n"
             "              installed one, the build tree's; each loads the build of the\n"
             "              preload for this CPU, glibc-hwcaps/x86-64-v3/ or x86-64-v4/\n"
@@ -345,6 +352,10 @@ static int options(int argc, char **argv, int *first, const char **lib)
         }
         if (strcmp(argv[i], "--stats") == 0) {
             setenv("PAGECLEAR_PRELOAD_STATS", "1", 1);
+            continue;
+        }
+        if (strcmp(argv[i], "--skip-absent") == 0) {
+            setenv("PAGECLEAR_PRELOAD_SKIP_ABSENT", "1", 1);
             continue;
         }
         int key = cli_opt_value(spec, "exec", argc, argv, &i, &val);

@@ -46,6 +46,7 @@ __all__ = [
     "clear",
     "clear_batched",
     "clear_hint",
+    "clear_present",
     "host",
     "populate",
     "populate_many",
@@ -224,6 +225,52 @@ def populate_many(bufs: Sequence[Buffer], *, threads: int = 0) -> None:
     >>> populate_many(zones, threads=2)
     """
     _pageclear.populate_many(bufs, threads=threads)
+
+
+def clear_present(buf: Buffer, *, no_fallback: bool = False, dry_run: bool = False) -> Dict[str, Any]:
+    """Zero the contiguous buffer ``buf``, leaving alone the pages that read zero already.
+
+    The library's ``pc_clear_present`` (1.1): the pages of a private
+    anonymous mapping that the kernel has not handed out yet (never
+    touched, or given back with ``MADV_DONTNEED``) and those mapped to its
+    shared zero page are not touched; present and swapped pages are
+    cleared. Where it cannot tell what an absent page would read (a
+    file's mapping, shared memory, hugetlb, a userfaultfd-registered
+    range, a kernel before 6.7 or a seccomp profile refusing the calls),
+    it clears that part whole and says why. The skipped pages are not
+    faulted in: a buffer zeroed so is not made resident or placed on a
+    NUMA node, as writing zeros would. The GIL is released meanwhile.
+
+    Args:
+        buf: the memory to zero: writable and contiguous.
+        no_fallback: where a part could not be proven, write nothing at
+            all and return with ``refused`` true.
+        dry_run: write nothing; say what the call would do now.
+
+    Returns:
+        A dict: ``skipped`` and ``cleared`` (bytes; they add up to
+        ``len``), ``unproven`` (of ``cleared``, bytes cleared for want of
+        proof), ``why`` (``"proven"``, or the reason for the lowest such
+        part: ``"file"``, ``"shared"``, ``"hugetlb"``, ``"userfaultfd"``,
+        ``"no_scan"``, ``"refused"``, ``"no_maps"``, ``"no_uffd_info"``),
+        ``error`` (the errno behind the last four, else 0), ``used`` (the
+        kernel interfaces read: ``"procmap_query"``, ``"maps"``,
+        ``"scan"``, ``"smaps"``) and ``refused`` (``no_fallback`` refused:
+        nothing was written).
+
+    Raises:
+        BufferError: ``buf`` is read-only.
+        ValueError: a view with gaps.
+        OSError: ``EFAULT``, part of the buffer is not mapped writable.
+
+    >>> import mmap
+    >>> m = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    >>> m[:6] = b"header"
+    >>> r = clear_present(m)
+    >>> m[:6], r["skipped"] + r["cleared"] == len(m), r["why"]
+    (b'\\x00\\x00\\x00\\x00\\x00\\x00', True, 'proven')
+    """
+    return _pageclear.clear_present(buf, no_fallback=no_fallback, dry_run=dry_run)
 
 
 def selected(n: int) -> str:

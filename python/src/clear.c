@@ -131,9 +131,7 @@ static void restore_error(PyObject *exc)
 #endif
 }
 
-/* Take obj's buffer for writing; with contiguous set, refuse a view with
- * gaps (ValueError) and release it again. Returns 0 or -1. */
-static int get_buffer(PyObject *obj, Py_buffer *v, const char *what,
+int pci_py_get_buffer(PyObject *obj, Py_buffer *v, const char *what,
                       int contiguous)
 {
     if (PyObject_GetBuffer(obj, v, PCI_PY_BUF_FLAGS) < 0) {
@@ -186,7 +184,7 @@ static PyObject *py_clear(PyObject *self, PyObject *args, PyObject *kw)
     enum clear_kind kind = cold ? CLEAR_COLD
                            : threads == 1 ? CLEAR_WARM : CLEAR_PARALLEL;
     Py_buffer v;
-    if (get_buffer(obj, &v, "clear", 0) < 0)
+    if (pci_py_get_buffer(obj, &v, "clear", 0) < 0)
         return NULL;
     int ret = 0;
     if (v.len > 0) {
@@ -214,7 +212,7 @@ static PyObject *py_clear_hint(PyObject *self, PyObject *args)
     if (pci_py_size(offset_obj, "clear_hint: offset", &offset) < 0)
         return NULL;
     Py_buffer v;
-    if (get_buffer(obj, &v, "clear_hint", 1) < 0)
+    if (pci_py_get_buffer(obj, &v, "clear_hint", 1) < 0)
         return NULL;
     if (offset >= (size_t)v.len) {
         PyErr_Format(PyExc_ValueError,
@@ -295,7 +293,7 @@ static PyObject *py_clear_batched(PyObject *self, PyObject *args,
         return NULL;
     }
     Py_buffer v;
-    if (get_buffer(obj, &v, "clear_batched", 1) < 0)
+    if (pci_py_get_buffer(obj, &v, "clear_batched", 1) < 0)
         return NULL;
     struct batch_ctx c = {NULL, callback != Py_None ? callback : NULL, 0};
     b.resched = resched;
@@ -326,7 +324,7 @@ static PyObject *py_populate(PyObject *self, PyObject *args, PyObject *kw)
         pci_py_threads(threads_obj, "populate", &threads) < 0)
         return NULL;
     Py_buffer v;
-    if (get_buffer(obj, &v, "populate", 1) < 0)
+    if (pci_py_get_buffer(obj, &v, "populate", 1) < 0)
         return NULL;
     int ret = 0;
     if (v.len > 0) {
@@ -366,7 +364,8 @@ static PyObject *py_populate_many(PyObject *self, PyObject *args, PyObject *kw)
     if (!ok)
         PyErr_NoMemory();
     for (; ok && got < n; got++) {
-        if (get_buffer(PySequence_Fast_GET_ITEM(seq, got), &v[got], "populate_many", 1) < 0)
+        if (pci_py_get_buffer(PySequence_Fast_GET_ITEM(seq, got), &v[got], "populate_many",
+                              1) < 0)
             ok = 0;
         else
             e[got] = (struct pc_extent){v[got].buf, (size_t)v[got].len};

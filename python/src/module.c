@@ -87,6 +87,7 @@ PyMODINIT_FUNC PyInit__pageclear(void)
         PyModule_AddIntConstant(m, "PAGE_SIZE", (long)PC_PAGE_SIZE) < 0 ||
         PyModule_AddFunctions(m, pci_py_info_methods) < 0 ||
         PyModule_AddFunctions(m, pci_py_clear_methods) < 0 ||
+        PyModule_AddFunctions(m, pci_py_present_methods) < 0 ||
         PyModule_AddFunctions(m, pci_py_serve_methods) < 0 ||
         pci_py_pool_add_types(m) < 0) {
         Py_DECREF(m);

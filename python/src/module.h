@@ -28,10 +28,16 @@ int pci_py_threads(PyObject *obj, const char *what, int *out);
  * Returns 0, or -1 with ValueError/TypeError set. */
 int pci_py_size(PyObject *obj, const char *what, size_t *out);
 
+/* Take obj's buffer for writing (BufferError, naming what, if it is
+ * read-only); with contiguous set, refuse a view with gaps (ValueError)
+ * and release it again. Returns 0 or -1. */
+int pci_py_get_buffer(PyObject *obj, Py_buffer *v, const char *what, int contiguous);
+
 /* Method tables of the module's parts, each ending with a {NULL} entry. */
 extern PyMethodDef pci_py_info_methods[];
 extern PyMethodDef pci_py_serve_methods[]; /* serve.c */
 extern PyMethodDef pci_py_clear_methods[];
+extern PyMethodDef pci_py_present_methods[]; /* present.c */
 
 /* Add the pool types (_Pool, _Block) to the module. Returns 0 or -1. */
 int pci_py_pool_add_types(PyObject *module);

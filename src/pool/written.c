@@ -30,11 +30,12 @@
 #include <unistd.h>
 
 #include "pageclear.h"
+#include "proc_uapi.h"
 #include "written.h"
 
-/* The UAPI this needs, where the system's headers predate it (Debian 12's
- * linux-libc-dev is 6.1). Values from the kernel's ABI, which never
- * changes them. */
+/* The userfaultfd UAPI this needs, where the system's headers predate it
+ * (Debian 12's linux-libc-dev is 6.1; PAGEMAP_SCAN: proc_uapi.h). Values
+ * from the kernel's ABI, which never changes them. */
 #ifndef UFFD_USER_MODE_ONLY
 #define UFFD_USER_MODE_ONLY 1 /* Linux 5.11 */
 #endif
@@ -43,21 +44,6 @@
 #endif
 #ifndef UFFD_FEATURE_WP_ASYNC
 #define UFFD_FEATURE_WP_ASYNC (1ULL << 15) /* Linux 6.7 */
-#endif
-#ifndef PAGEMAP_SCAN /* Linux 6.7: include/uapi/linux/fs.h */
-#define PAGE_IS_WPALLOWED (1ULL << 0)
-#define PAGE_IS_WRITTEN (1ULL << 1)
-#define PAGE_IS_PRESENT (1ULL << 3)
-#define PM_SCAN_WP_MATCHING (1ULL << 0)
-#define PM_SCAN_CHECK_WPASYNC (1ULL << 1)
-struct page_region {
-    uint64_t start, end, categories;
-};
-struct pm_scan_arg {
-    uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-    uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
 
 #define PG PC_PAGE_SIZE

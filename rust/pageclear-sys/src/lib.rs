@@ -319,6 +319,60 @@ pub struct pc_extent {
     pub len: usize,
 }
 
+/// `pc_clear_present` flag: where a part cannot be proven, write nothing
+/// and return `-ENOTSUP` (since 1.1).
+pub const PC_PRESENT_NO_FALLBACK: c_int = 0x1;
+/// `pc_clear_present` flag: write nothing; report what the call would do.
+pub const PC_PRESENT_DRY_RUN: c_int = 0x2;
+
+/// `enum pc_present_why`: why `pc_clear_present` cleared a part whole.
+pub type pc_present_why = c_uint;
+/// It could tell everywhere.
+pub const PC_PRESENT_PROVEN: pc_present_why = 0;
+/// The kernel has no PAGEMAP_SCAN (before Linux 6.7).
+pub const PC_PRESENT_NO_SCAN: pc_present_why = 1;
+/// The scan failed otherwise (seccomp, no /proc, no descriptor).
+pub const PC_PRESENT_REFUSED: pc_present_why = 2;
+/// The mappings could not be read.
+pub const PC_PRESENT_NO_MAPS: pc_present_why = 3;
+/// A private mapping of a file.
+pub const PC_PRESENT_FILE: pc_present_why = 4;
+/// A shared mapping.
+pub const PC_PRESENT_SHARED: pc_present_why = 5;
+/// hugetlb.
+pub const PC_PRESENT_HUGETLB: pc_present_why = 6;
+/// Registered with a userfaultfd in missing or minor mode.
+pub const PC_PRESENT_USERFAULTFD: pc_present_why = 7;
+/// The userfaultfd registration could not be read.
+pub const PC_PRESENT_NO_UFFD_INFO: pc_present_why = 8;
+
+/// `pc_present_report.used`: the mappings read with PROCMAP_QUERY.
+pub const PC_PRESENT_USED_PROCMAP_QUERY: c_int = 0x1;
+/// `pc_present_report.used`: the mappings read from /proc/self/maps.
+pub const PC_PRESENT_USED_MAPS: c_int = 0x2;
+/// `pc_present_report.used`: the pages scanned with PAGEMAP_SCAN.
+pub const PC_PRESENT_USED_SCAN: c_int = 0x4;
+/// `pc_present_report.used`: /proc/self/smaps read for userfaultfd.
+pub const PC_PRESENT_USED_SMAPS: c_int = 0x8;
+
+/// `struct pc_present_report`: what `pc_clear_present` did (since 1.1).
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct pc_present_report {
+    /// Bytes left alone: their pages read zero already.
+    pub skipped: usize,
+    /// Bytes stored to (`skipped + cleared == len`).
+    pub cleared: usize,
+    /// Of `cleared`, bytes in parts cleared whole for want of proof.
+    pub unproven: usize,
+    /// A `PC_PRESENT_*` reason; `PC_PRESENT_PROVEN` if `unproven` is 0.
+    pub why: pc_present_why,
+    /// The errno behind `NO_SCAN`, `REFUSED`, `NO_MAPS`, `NO_UFFD_INFO`.
+    pub error: c_int,
+    /// `PC_PRESENT_USED_*` bits.
+    pub used: c_int,
+}
+
 unsafe extern "C" {
     /// Library version as "MAJOR.MINOR.PATCH".
     pub fn pc_version() -> *const c_char;
@@ -329,6 +383,16 @@ unsafe extern "C" {
     pub fn pc_clear_cold(addr: *mut c_void, len: usize) -> c_int;
     /// Zero `npages` pages of `PC_PAGE_SIZE` bytes at a page-aligned `addr`.
     pub fn pc_clear_pages(addr: *mut c_void, npages: usize) -> c_int;
+    /// Zero `[addr, addr + len)`, skipping the pages of private anonymous
+    /// memory the kernel has not handed out; `*r` (of `size` bytes, may be
+    /// NULL) gets what was done (since 1.1, `PAGECLEAR_1.1`).
+    pub fn pc_clear_present(
+        addr: *mut c_void,
+        len: usize,
+        flags: c_int,
+        r: *mut pc_present_report,
+        size: usize,
+    ) -> c_int;
 
     /// The default batching unit in bytes.
     pub fn pc_default_unit() -> usize;

@@ -10,6 +10,8 @@
 //! - [`clear`], [`clear_cold`] (memory nobody reads soon), [`clear_zeroable`]
 //!   (any `bytemuck::Zeroable` type), [`clear_uninit`] (initialise by
 //!   zeroing);
+//! - [`clear_present`]: leave alone the pages the kernel has not handed out
+//!   yet (a fresh mapping's), clear the rest;
 //! - [`clear_batched`]: units with a callback before each (yield, deadline,
 //!   cancel), as the kernel's resched points;
 //! - [`clear_hint`]: the pages about to be touched are cleared last, so
@@ -58,6 +60,7 @@ mod clear;
 mod error;
 mod host;
 mod pool;
+mod present;
 mod serve;
 
 pub use batch::{Batch, Preempt, clear_batched, clear_hint_batched};
@@ -71,6 +74,7 @@ pub use host::{
     selected, selected_cold, selected_temporal, version,
 };
 pub use pool::{Backing, Policy, Pool, PoolBox, PoolOptions, PoolStats, Tracking};
+pub use present::{Present, PresentOptions, Unproven, Used, clear_present, clear_present_with};
 pub use serve::serve_get;
 
 // The user guide's examples run as doc tests (in the repository only: the

@@ -63,6 +63,10 @@ structs! {
         max: usize, never: c_int, dflt: usize, value: usize,
     }
     pc_extent { addr: *mut c_void, len: usize }
+    pc_present_report {
+        skipped: usize, cleared: usize, unproven: usize, why: pc_present_why, error: c_int,
+        used: c_int,
+    }
 }
 
 /// Structs used through pointers only.
@@ -95,6 +99,11 @@ enums! {
         PC_THRESHOLD_VECTOR_MAX, PC_THRESHOLD_NT, PC_THRESHOLD_COLD_NT,
         PC_THRESHOLD_PARALLEL_NT, PC_THRESHOLD_PRELOAD_MIN,
     }
+    pc_present_why {
+        PC_PRESENT_PROVEN, PC_PRESENT_NO_SCAN, PC_PRESENT_REFUSED, PC_PRESENT_NO_MAPS,
+        PC_PRESENT_FILE, PC_PRESENT_SHARED, PC_PRESENT_HUGETLB, PC_PRESENT_USERFAULTFD,
+        PC_PRESENT_NO_UFFD_INFO,
+    }
 }
 
 macro_rules! constants {
@@ -109,7 +118,9 @@ macro_rules! constants {
 constants! {
     PC_VERSION_MAJOR: c_uint, PC_VERSION_MINOR: c_uint, PC_VERSION_PATCH: c_uint,
     PC_PAGE_SIZE: usize, PC_POPULATE_TOUCH: c_int, PC_NTHRESHOLDS: c_int, PC_NEVER: usize,
-    PC_SERVE_RESERVE_ONLY: c_int,
+    PC_SERVE_RESERVE_ONLY: c_int, PC_PRESENT_NO_FALLBACK: c_int, PC_PRESENT_DRY_RUN: c_int,
+    PC_PRESENT_USED_PROCMAP_QUERY: c_int, PC_PRESENT_USED_MAPS: c_int,
+    PC_PRESENT_USED_SCAN: c_int, PC_PRESENT_USED_SMAPS: c_int,
 }
 
 /// A function or function-pointer typedef: name, parameter types, return
@@ -147,6 +158,7 @@ functions! {
     fn pc_clear(*mut c_void, usize) -> c_int;
     fn pc_clear_cold(*mut c_void, usize) -> c_int;
     fn pc_clear_pages(*mut c_void, usize) -> c_int;
+    fn pc_clear_present(*mut c_void, usize, c_int, *mut pc_present_report, usize) -> c_int;
     fn pc_default_unit() -> usize;
     fn pc_batch_init(*mut pc_batch, usize);
     fn pc_clear_batched(*mut c_void, usize, *const pc_batch, usize, *mut usize) -> c_int;

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * present.h - what the pc_clear_present tests share: each case in a child
+ * of its own (a crash, a seccomp filter or a fork stays there), skipping
+ * with its reason; the reference for what a range holds, from the classic
+ * /proc/self/pagemap (64 bits a page: bit 63 present, bit 62 swapped),
+ * which the library does not use; and the checks after a call.
+ */
+#ifndef PC_TEST_PRESENT_H
+#define PC_TEST_PRESENT_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "harness.h"
+
+/* The system's page: the unit of the page tables (4 KiB on x86-64, 4, 16
+ * or 64 KiB on arm64). */
+static inline size_t sys_page(void)
+{
+    return (size_t)sysconf(_SC_PAGESIZE);
+}
+#define PG sys_page()
+
+/* A case that cannot run here says why and exits with this. */
+#define CASE_SKIP 77
+
+static inline void skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("    skipped: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(stdout);
+    exit(CASE_SKIP);
+}
+
+/* Run fn in a child; count its outcome. */
+struct tally {
+    int pass, skip, fail;
+};
+
+static inline void run_case(struct tally *t, const char *name, void (*fn)(void))
+{
+    printf("%s\n", name);
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        fn();
+        fflush(NULL);
+        _exit(0);
+    }
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (code == 0)
+        t->pass++;
+    else if (code == CASE_SKIP)
+        t->skip++;
+    else
+        t->fail++, printf("    FAILED (%s %d)\n", WIFEXITED(st) ? "exit" : "signal",
+                          WIFEXITED(st) ? code : WTERMSIG(st));
+}
+
+static inline int tally_end(const struct tally *t)
+{
+    printf("%d passed, %d skipped, %d failed\n", t->pass, t->skip, t->fail);
+    return t->fail ? 1 : 0;
+}
+
+/* What the classic pagemap says of each page of [lo, lo + len)
+ * (rounded out to pages): 'P' present, 'S' swapped, '-' neither. Returns
+ * the page count; kinds must hold that many. */
+static inline size_t page_kinds(const void *lo, size_t len, char *kinds)
+{
+    uintptr_t a = (uintptr_t)lo & ~(uintptr_t)(PG - 1);
+    size_t n = ((uintptr_t)lo + len - a + PG - 1) / PG;
+    int fd = open("/proc/self/pagemap", O_RDONLY);
+    CHECK(fd >= 0);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t e;
+        CHECK(pread(fd, &e, sizeof(e), (off_t)((a / PG + i) * sizeof(e))) ==
+              (ssize_t)sizeof(e));
+        kinds[i] = e >> 63 & 1 ? 'P' : e >> 62 & 1 ? 'S' : '-';
+    }
+    close(fd);
+    return n;
+}
+
+/* Bytes of [lo, lo + len) in pages kinds[] (as page_kinds gave them)
+ * marks as k. */
+static inline size_t bytes_of(const void *lo, size_t len, const char *kinds, char k)
+{
+    uintptr_t a = (uintptr_t)lo, b = a + len, page0 = a & ~(uintptr_t)(PG - 1);
+    size_t sum = 0;
+    for (uintptr_t p = page0; p < b; p += PG) {
+        if (kinds[(p - page0) / PG] != k)
+            continue;
+        uintptr_t s = p < a ? a : p, e = p + PG > b ? b : p + PG;
+        sum += e - s;
+    }
+    return sum;
+}
+
+/* Bytes of the range in pages the kernel has handed out nothing for. */
+static inline size_t absent_now(const void *lo, size_t len)
+{
+    char *kinds = malloc(len / PG + 2);
+    CHECK(kinds != NULL);
+    page_kinds(lo, len, kinds);
+    size_t n = bytes_of(lo, len, kinds, '-');
+    free(kinds);
+    return n;
+}
+
+static inline int all_bytes(const char *p, size_t n, unsigned char v)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] != v)
+            return 0;
+    return 1;
+}
+
+/* The report adds up, and says why when and only when it fell back. */
+static inline void check_report(const struct pc_present_report *r, size_t len)
+{
+    CHECK_EQ(r->skipped + r->cleared, len);
+    CHECK(r->unproven <= r->cleared);
+    CHECK((r->unproven == 0) == (r->why == PC_PRESENT_PROVEN));
+}
+
+/* A private anonymous mapping of n pages between PROT_NONE guard pages,
+ * without transparent huge pages (unless thp), untouched. */
+static inline char *anon_map(size_t pages, int thp)
+{
+    size_t len = (pages + 2) * PG;
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED);
+    CHECK(mprotect(m, PG, PROT_NONE) == 0);
+    CHECK(mprotect(m + len - PG, PG, PROT_NONE) == 0);
+    if (!thp)
+        (void)madvise(m + PG, pages * PG, MADV_NOHUGEPAGE);
+    return m + PG;
+}
+
+/* 1 if an ancestor of this process (or it) holds an flock on path, as
+ * `flock LOCK ctest` does: taking the lock again would wait for ever. */
+static inline int lock_held_above(const char *path)
+{
+    struct stat sb;
+    FILE *f = fopen("/proc/locks", "r");
+    if (stat(path, &sb) != 0 || f == NULL) {
+        if (f != NULL)
+            fclose(f);
+        return 0;
+    }
+    char line[256];
+    int held = 0;
+    while (!held && fgets(line, sizeof(line), f) != NULL) {
+        long pid;
+        unsigned maj, min;
+        unsigned long ino;
+        if (sscanf(line, "%*d: FLOCK %*s %*s %ld %x:%x:%lu", &pid, &maj, &min, &ino) != 4 ||
+            ino != (unsigned long)sb.st_ino)
+            continue;
+        for (long p = getpid(); p > 1 && !held;) {
+            char st[64], buf[256];
+            held = p == pid;
+            snprintf(st, sizeof(st), "/proc/%ld/status", p);
+            FILE *s = fopen(st, "r");
+            long pp = 0;
+            while (s != NULL && fgets(buf, sizeof(buf), s) != NULL)
+                if (sscanf(buf, "PPid: %ld", &pp) == 1)
+                    break;
+            if (s != NULL)
+                fclose(s);
+            p = pp;
+        }
+    }
+    fclose(f);
+    return held;
+}
+
+/* Take the flock on path unless an ancestor holds it, waiting up to
+ * seconds (0: as long as it takes): its descriptor; -1 if an ancestor
+ * holds it (go ahead under it); -2 if it stayed busy. */
+static inline int take_lock(const char *path, int seconds)
+{
+    if (lock_held_above(path))
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    CHECK(fd >= 0);
+    if (seconds == 0) {
+        CHECK(flock(fd, LOCK_EX) == 0);
+        return fd;
+    }
+    for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
+        if (tries == seconds * 10) {
+            close(fd);
+            return -2;
+        }
+        usleep(100 * 1000);
+    }
+    return fd;
+}
+
+#endif /* PC_TEST_PRESENT_H */
