@@ -3,7 +3,8 @@
 # Every libFuzzer target for a while, under AddressSanitizer and
 # UndefinedBehaviorSanitizer: the parsers and protocols a user or a peer
 # can feed (the daemon's requests and configuration, results files,
-# profiles, a program's ELF headers) and the library's clears and pool.
+# profiles, a program's ELF headers), the readers of the kernel's text
+# files, and the library's clears and pool.
 # CI runs each for 45 s (ctest, clang-release); this is the long run.
 # Builds build-fuzz/ (clang, RelWithDebInfo, PC_SANITIZE, PC_FUZZ), runs
 # each target in turn for SECONDS with its corpus in build-fuzz/corpus/,
@@ -14,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"; shift || true
 case "$seconds" in ''|*[!0-9]*) echo "usage: $0 [SECONDS [TARGET...]]" >&2; exit 2 ;; esac
-all=(fuzz_clear fuzz_pool fuzz_profile fuzz_results fuzz_serve test_exec_elf)
+all=(fuzz_clear fuzz_pool fuzz_profile fuzz_results fuzz_serve fuzz_text test_exec_elf)
 targets=("${@:-${all[@]}}")
 build=build-fuzz
 command -v clang >/dev/null || { echo "fuzz.sh: clang not found (scripts/deps.sh clang-release)" >&2; exit 1; }
