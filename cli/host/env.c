@@ -59,20 +59,6 @@ static void set(enum cli_env_key k, const char *v)
     known[k] = 1;
 }
 
-/* First line of a file, newline stripped; NULL if unreadable or empty. */
-static const char *read_line(const char *path, char *buf, size_t n)
-{
-    FILE *f = fopen(path, "r");
-    buf[0] = '\0';
-    if (f == NULL)
-        return NULL;
-    if (fgets(buf, (int)n, f) == NULL)
-        buf[0] = '\0';
-    fclose(f);
-    buf[strcspn(buf, "\n")] = '\0';
-    return buf[0] ? buf : NULL;
-}
-
 /* The choice in brackets ("always [madvise] never" -> "madvise"), or the
  * one in parentheses (debugfs's "none voluntary (full) lazy"). */
 static int chosen(const char *line, char open, char close, char *out, size_t n)
@@ -150,7 +136,7 @@ static void started(void)
     char buf[1024], line[256], when[32];
     unsigned long long ticks = 0, btime = 0;
     time_t t = time(NULL);
-    const char *rp = read_line("/proc/self/stat", buf, sizeof(buf));
+    const char *rp = cli_first_line("/proc/self/stat", buf, sizeof(buf));
     rp = rp ? strrchr(rp, ')') : NULL; /* the name may hold spaces */
     FILE *f = fopen("/proc/stat", "r");
     while (f != NULL && fgets(line, sizeof(line), f) != NULL)
@@ -187,7 +173,7 @@ static void hugepages(void)
     for (size_t i = 0; i < 2; i++) {
         snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/hugepages-%s/nr_hugepages",
                  sizes[i]);
-        if (read_line(path, nr, sizeof(nr)) != NULL)
+        if (cli_first_line(path, nr, sizeof(nr)) != NULL)
             snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s=%s",
                      out[0] ? " " : "", sizes[i], nr);
     }
@@ -240,7 +226,7 @@ static void gather(void)
     host();
     snprintf(v, sizeof(v), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
     set(CLI_ENV_cpus, v);
-    if (read_line("/proc/cmdline", cmdline, sizeof(cmdline)) != NULL)
+    if (cli_first_line("/proc/cmdline", cmdline, sizeof(cmdline)) != NULL)
         set(CLI_ENV_cmdline, cmdline);
     if (uname(&u) == 0) {
         set(CLI_ENV_kernel, u.release);
@@ -250,10 +236,10 @@ static void gather(void)
     kernel_clearing();
     init_on(CLI_ENV_init_on_alloc, cmdline, b.read, b.on_alloc);
     init_on(CLI_ENV_init_on_free, cmdline, b.read, b.on_free);
-    if (chosen(read_line("/sys/kernel/mm/transparent_hugepage/enabled", line, sizeof(line)),
+    if (chosen(cli_first_line("/sys/kernel/mm/transparent_hugepage/enabled", line, sizeof(line)),
                '[', ']', v, sizeof(v)))
         set(CLI_ENV_thp_enabled, v);
-    if (chosen(read_line("/sys/kernel/mm/transparent_hugepage/defrag", line, sizeof(line)),
+    if (chosen(cli_first_line("/sys/kernel/mm/transparent_hugepage/defrag", line, sizeof(line)),
                '[', ']', v, sizeof(v)))
         set(CLI_ENV_thp_defrag, v);
     hugepages();

@@ -124,4 +124,8 @@ struct cli_kconfig {
 };
 void cli_kconfig_read(const char *release, struct cli_kconfig *c);
 
+/* The first line of path, newline stripped, into buf (n bytes); NULL if
+ * it cannot be read (errno set) or is empty (kernel_read.c). */
+const char *cli_first_line(const char *path, char *buf, size_t n);
+
 #endif

@@ -41,9 +41,7 @@ void cli_ksyms_read(struct cli_ksyms *k, const char *path)
     fclose(f);
 }
 
-/* The first line of path, newline stripped, into buf; NULL if it cannot
- * be read (errno set) or is empty. */
-static const char *first_line(const char *path, char *buf, size_t n)
+const char *cli_first_line(const char *path, char *buf, size_t n)
 {
     FILE *f = fopen(path, "r");
     buf[0] = '\0';
@@ -116,7 +114,7 @@ static int debugfs_mounted(void)
 static const char *read_debugfs(char *buf, size_t n, const char **why)
 {
     errno = 0;
-    if (first_line("/sys/kernel/debug/sched/preempt", buf, n) != NULL)
+    if (cli_first_line("/sys/kernel/debug/sched/preempt", buf, n) != NULL)
         return buf;
     int err = errno;
     *why = err == EACCES || err == EPERM ? "debugfs's sched/preempt is not readable (root only)"
@@ -140,9 +138,9 @@ const struct cli_kernel *cli_kernel(void)
         in.release = u.release;
         in.version = u.version;
     }
-    in.cmdline = first_line("/proc/cmdline", cmdline, sizeof(cmdline));
+    in.cmdline = cli_first_line("/proc/cmdline", cmdline, sizeof(cmdline));
     in.debugfs = read_debugfs(debugfs, sizeof(debugfs), &in.debugfs_why);
-    if (first_line("/sys/kernel/realtime", realtime, sizeof(realtime)) != NULL)
+    if (cli_first_line("/sys/kernel/realtime", realtime, sizeof(realtime)) != NULL)
         in.realtime = realtime[0] == '1';
     cli_kconfig_read(in.release, &c);
     in.config = c.path;

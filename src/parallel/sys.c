@@ -17,6 +17,7 @@
 
 #include "pageclear.h"
 #include "fault_guard.h"
+#include "proc_uapi.h"
 #include "sys.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -34,18 +35,6 @@
  * (it refuses a smaller one); 1024 is the largest NODES_SHIFT allows on
  * x86-64 and arm64. */
 #define MASK_NODES 1024
-
-/* PROCMAP_QUERY (Linux 6.11): the mapping at an address, page size
- * included, without reading /proc/self/smaps (which walks the page tables
- * of every mapping it prints: slow once memory is populated). Defined here
- * as the kernel's UAPI lays it out, for headers that predate it. */
-struct pci_procmap_query {
-    uint64_t size, query_flags, query_addr;
-    uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
-    uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-    uint64_t vma_name_addr, build_id_addr;
-};
-#define PCI_PROCMAP_QUERY _IOWR('f', 17, struct pci_procmap_query)
 
 static int policy_at(const void *addr, int flags, int *mode, unsigned long *mask)
 {
@@ -112,14 +101,18 @@ static size_t smaps_page_size(uintptr_t addr)
     return kb * 1024;
 }
 
+/* The largest page size over [addr, addr + len): PROCMAP_QUERY (Linux
+ * 6.11, proc_uapi.h) gives it without reading /proc/self/smaps, which
+ * walks the page tables of every mapping it prints (slow once memory is
+ * populated); smaps where the kernel lacks the ioctl. */
 static size_t real_page_size(const void *addr, size_t len)
 {
     size_t best = PC_PAGE_SIZE;
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     uintptr_t a = (uintptr_t)addr, end = a + len;
     while (a < end) {
-        struct pci_procmap_query q = {.size = sizeof(q), .query_addr = a};
-        if (fd < 0 || ioctl(fd, PCI_PROCMAP_QUERY, &q) != 0) {
+        struct procmap_query q = {.size = sizeof(q), .query_addr = a};
+        if (fd < 0 || ioctl(fd, PROCMAP_QUERY, &q) != 0) {
             /* ENOENT: a hole, which the populate will report. Anything
              * else: a kernel without the query; the first mapping only. */
             size_t ps = errno == ENOENT ? 0 : smaps_page_size(a);
