@@ -62,7 +62,8 @@ unset LD_PRELOAD
 
 cmake --build "$build" --target calloc_loop bench_present pageclear_preload pageclear_preload_filter \
     -j"$(nproc)" > /dev/null
-preload="$(pwd)/$build/preload/libpageclear-preload.so"
+preload="$(cd "$build" && pwd)/preload/libpageclear-preload.so"
+[ -r "$preload" ] || { echo "bench_skip_absent: no $preload" >&2; exit 1; }
 lib=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
 echo "# $(git log -1 --format='%h %s' 2>/dev/null || true); load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -90,8 +91,13 @@ calloc_part() {
     trap 'rm -rf "$tmp"' EXIT
     for ((r = 0; r < rounds; r++)); do
         for i in "${!names[@]}"; do
+            # A library the loader cannot preload is only a warning to it:
+            # here it would time the wrong contender, so it ends the run.
             env ${pre[$i]:+LD_PRELOAD="${pre[$i]}"} PAGECLEAR_PRELOAD_SKIP_ABSENT="${skip[$i]}" \
-                "$build/tests/preload/calloc_loop" "$calls" | tail -n +2 >> "$tmp/$i"
+                "$build/tests/preload/calloc_loop" "$calls" 2> "$tmp/err" | tail -n +2 >> "$tmp/$i"
+            if grep -q "cannot be preloaded" "$tmp/err"; then
+                cat "$tmp/err" >&2; exit 1
+            fi
         done
     done
     echo
