@@ -150,6 +150,59 @@ static inline char *anon_map(size_t pages, int thp)
     return m + PG;
 }
 
+/* Why this kernel (or emulator, or filter) cannot say which pages are
+ * absent, or 0 where it can: a dry run over two pages, one written. Under
+ * qemu-user the scan is ENOSYS, before Linux 6.7 ENOTTY; the library then
+ * clears everything and says so, which is what scan_fallback checks. */
+static inline enum pc_present_why scan_unavailable(void)
+{
+    char *m = anon_map(2, 0);
+    m[0] = 1;
+    struct pc_present_report r;
+    CHECK_EQ(pc_clear_present(m, 2 * PG, PC_PRESENT_DRY_RUN, &r), 0);
+    CHECK(munmap(m - PG, 4 * PG) == 0);
+    return r.why == PC_PRESENT_NO_SCAN || r.why == PC_PRESENT_REFUSED ||
+                   r.why == PC_PRESENT_NO_MAPS
+               ? r.why
+               : PC_PRESENT_PROVEN;
+}
+
+/* Where the pages cannot be told: a range partly written, some of it
+ * absent, is cleared whole, nothing skipped, said as unproven, and the
+ * bytes around it are kept. */
+static inline void scan_fallback(void)
+{
+    char *m = anon_map(16, 0);
+    for (size_t i = 0; i < 16; i += 3)
+        memset(m + i * PG, 0x5a, PG);
+    struct pc_present_report r;
+    CHECK_EQ(pc_clear_present(m + 7, 15 * PG, 0, &r), 0);
+    check_report(&r, 15 * PG);
+    CHECK_EQ(r.skipped, 0);
+    CHECK_EQ(r.unproven, 15 * PG);
+    CHECK(r.why == PC_PRESENT_NO_SCAN || r.why == PC_PRESENT_REFUSED ||
+          r.why == PC_PRESENT_NO_MAPS);
+    CHECK(all_bytes(m + 7, 15 * PG, 0));
+    CHECK(all_bytes(m, 7, 0x5a));
+    CHECK(all_bytes(m + 7 + 15 * PG, PG - 7, 0x5a));
+    CHECK_EQ(pc_clear_present(m, PG, PC_PRESENT_NO_FALLBACK, &r), -ENOTSUP);
+    CHECK(all_bytes(m, 7, 0x5a)); /* refused: nothing written */
+}
+
+/* Where the scan is unavailable (scan_unavailable), the cases that check
+ * what was skipped cannot run: the fallback is checked instead. Returns
+ * 1 when it ran (main then ends), 0 where the scan works. */
+static inline int only_the_fallback(struct tally *t)
+{
+    enum pc_present_why why = scan_unavailable();
+    if (why == PC_PRESENT_PROVEN)
+        return 0;
+    printf("the kernel cannot say which pages are absent here (why %d): the cases that "
+           "check what is skipped do not apply; the fallback does\n", (int)why);
+    run_case(t, "no page scan: everything cleared, and said", scan_fallback);
+    return 1;
+}
+
 /* 1 if an ancestor of this process (or it) holds an flock on path, as
  * `flock LOCK ctest` does: taking the lock again would wait for ever. */
 static inline int lock_held_above(const char *path)

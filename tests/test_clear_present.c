@@ -363,6 +363,8 @@ static void threads(void)
 int main(void)
 {
     struct tally t = {0, 0, 0};
+    if (only_the_fallback(&t))
+        return tally_end(&t);
     run_case(&t, "private anonymous, some pages present, some read", partly_present);
     run_case(&t, "private anonymous, every page present", all_present);
     run_case(&t, "transparent huge pages, partly present", thp_partly);
