@@ -28,14 +28,7 @@
 /* First line of a file, newline stripped; "" if unreadable. */
 static const char *read_line(const char *path, char *buf, size_t n)
 {
-    FILE *f = fopen(path, "r");
-    buf[0] = '\0';
-    if (f == NULL)
-        return buf;
-    if (fgets(buf, (int)n, f) == NULL)
-        buf[0] = '\0';
-    fclose(f);
-    buf[strcspn(buf, "\n")] = '\0';
+    cli_first_line(path, buf, n); /* buf is "" where it returns NULL */
     return buf;
 }
 

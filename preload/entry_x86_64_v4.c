@@ -113,12 +113,11 @@ __asm__(
      * 65-112 B 1.03-1.05; with it falling through but the 32-byte span
      * still tested first, 1.12-1.13 again at 129-256 B
      * (docs/notes.md, "Zen 5: the 64-byte case falls through"). Where the
-     * 32-byte stores are on (Skylake-SP to Ice
-     * Lake), 65-128 B take a taken branch more than before; not measured
-     * there. Their span tested first here, its limit patched in, cost
-     * 257 B 2-3% on the Zen 5 guest and showed no gain there (the same
-     * file, "The 32-byte span tested first again, its limit in the
-     * code"). */
+     * 32-byte stores are on (Skylake-SP to Ice Lake), 65-128 B take a
+     * taken branch more than before; not measured there. Their span tested
+     * first here cost 257 B 2-3% on the Zen 5 guest and showed no gain
+     * there (the same file, "The 32-byte span tested first again";
+     * measured when the limits were written into the code, before 1.1). */
     "	.p2align 6\n"
     "2:	lea	-64(%rdx), %rcx\n"
     PCI_ASM_CMP("pci_preload_long_span", "rcx")

@@ -15,9 +15,8 @@
  * dry run (PC_PRESENT_DRY_RUN), so a user sees what the option would skip
  * before turning it on. Only those calls: zero memsets from preload_min on
  * that look like first touches, which the C library's memset is about to
- * fault in page by page. pc_clear_present over a fresh GiB measured
- * 0.09-0.11 ms on the Zen 5 guest, against the ~0.7 s those faults take
- * (docs/skip-absent.md, "Measured").
+ * fault in page by page: pc_clear_present over fresh memory costs a
+ * small fraction of those faults (docs/skip-absent.md, "Measured").
  */
 #include <stdatomic.h>
 #include <stdint.h>

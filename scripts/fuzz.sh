@@ -19,11 +19,12 @@ all=(fuzz_clear fuzz_pool fuzz_profile fuzz_results fuzz_serve fuzz_text test_ex
 targets=("${@:-${all[@]}}")
 build=build-fuzz
 command -v clang >/dev/null || { echo "fuzz.sh: clang not found (scripts/deps.sh clang-release)" >&2; exit 1; }
+mkdir -p "$build"
 CC=clang cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPC_SANITIZE=ON \
-    -DPC_FUZZ=ON > "$build.configure.log" 2>&1 ||
-    { echo "fuzz.sh: configure failed ($build.configure.log)" >&2; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target "${targets[@]/%/_libfuzzer}" > "$build.build.log" 2>&1 ||
-    { echo "fuzz.sh: build failed ($build.build.log)" >&2; exit 1; }
+    -DPC_FUZZ=ON > "$build/configure.log" 2>&1 ||
+    { echo "fuzz.sh: configure failed ($build/configure.log)" >&2; exit 1; }
+cmake --build "$build" -j"$(nproc)" --target "${targets[@]/%/_libfuzzer}" > "$build/build.log" 2>&1 ||
+    { echo "fuzz.sh: build failed ($build/build.log)" >&2; exit 1; }
 mkdir -p "$build/findings"
 status=0
 printf '%-16s %12s %10s %8s  %s\n' target executions "per s" corpus findings

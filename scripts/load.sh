@@ -23,4 +23,10 @@ worker() {
   done
 }
 for _ in $(seq "$workers"); do worker & pids+=($!); done
-if [ "$seconds" -gt 0 ]; then sleep "$seconds"; else while :; do sleep 3600 & wait $!; done; fi
+# Until SECONDS have passed, or for ever; either way it ends with the
+# process that started it (test.sh killed with SIGKILL leaves no load).
+parent=$PPID
+for ((t = 0; seconds == 0 || t < seconds; t++)); do
+  kill -0 "$parent" 2>/dev/null || break
+  sleep 1
+done

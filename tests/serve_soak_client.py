@@ -19,10 +19,12 @@ import struct
 import sys
 import time
 
-MSG = 32
-PAGE_2M = 2 << 20
-F_GET_SEALS = 1034
-SEALS = 0x1 | 0x2 | 0x4  # F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW
+# The protocol's message, page and seals, as the functional tests have them
+# (beside this file: it also runs as `python3 -I`, without its directory on
+# the path).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_client import F_GET_SEALS, MSG, PAGE_2M, SEALS, request  # noqa: E402,F401
+
 CHUNK = 1 << 20
 ZERO = bytes(CHUNK)
 # Reply statuses (docs/serve.md), by name for the report.
@@ -43,10 +45,6 @@ def report(fd, **rec):
 def die():
     os.kill(os.getpid(), signal.SIGKILL)
     time.sleep(60)  # never reached: SIGKILL is not caught
-
-
-def request(size, page=PAGE_2M, flags=0, version=1, op=1, magic=b"pcRQ", reserved=0):
-    return magic + struct.pack("=HHQQII", version, op, size, page, flags, reserved)
 
 
 def connect(path):

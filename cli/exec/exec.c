@@ -3,8 +3,8 @@
  * exec.c - `pageclear exec [--min SIZE] [--stats] [--skip-absent] -- CMD
  * [ARGS...]`: runs CMD with libpageclear-preload.so first in LD_PRELOAD
  * (docs/preload.md), so that a program that cannot be rebuilt clears its
- * large extents through pageclear. The command replaces this process (execvp): its exit
- * status and signals are CMD's own.
+ * large extents through pageclear. The command replaces this process
+ * (execvp): its exit status and signals are CMD's own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,8 +33,8 @@ void cli_exec_usage(FILE *f)
             "              and where they went (PAGECLEAR_PRELOAD_STATS=1)\n"
             "  --skip-absent\n"
             "              a zero memset of memory the kernel has not handed out yet (a\n"
-            "              first touch, from preload_min on) leaves those pages alone:\n"
-            "              they read as zero already (pc_clear_present;\n"
+            "              first touch, from preload_min and 1 MiB on) leaves those pages\n"
+            "              alone: they read as zero already (pc_clear_present;\n"
             "              PAGECLEAR_PRELOAD_SKIP_ABSENT=1); without it, --stats says\n"
             "              how many bytes it would have skipped (docs/skip-absent.md)\n"
             "  --lib PATH  the preload library (default: $PAGECLEAR_PRELOAD_LIB, the\n"

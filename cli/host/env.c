@@ -59,8 +59,7 @@ static void set(enum cli_env_key k, const char *v)
     known[k] = 1;
 }
 
-/* The choice in brackets ("always [madvise] never" -> "madvise"), or the
- * one in parentheses (debugfs's "none voluntary (full) lazy"). */
+/* The choice in brackets ("always [madvise] never" -> "madvise"). */
 static int chosen(const char *line, char open, char close, char *out, size_t n)
 {
     const char *a = line ? strchr(line, open) : NULL;
@@ -69,20 +68,6 @@ static int chosen(const char *line, char open, char close, char *out, size_t n)
         return 0;
     snprintf(out, n, "%.*s", (int)(b - a - 1), a + 1);
     return 1;
-}
-
-/* The value of name= on the kernel command line, into out; 0 if absent. */
-static int cmdline_param(const char *cmdline, const char *name, char *out, size_t n)
-{
-    size_t len = strlen(name);
-    for (const char *p = cmdline; p && *p; p += strcspn(p, " ")) {
-        p += strspn(p, " ");
-        if (strncmp(p, name, len) == 0 && p[len] == '=') {
-            snprintf(out, n, "%.*s", (int)strcspn(p + len + 1, " "), p + len + 1);
-            return 1;
-        }
-    }
-    return 0;
 }
 
 /* The preemption model and how the kernel clears huge pages, as
@@ -104,9 +89,12 @@ static void kernel_clearing(void)
 static void init_on(enum cli_env_key k, const char *cmdline, int config, int dflt)
 {
     char v[16];
-    if (cmdline_param(cmdline, cli_env_name(k), v, sizeof(v)))
+    size_t len;
+    const char *p = cli_cmdline_param(cmdline, cli_env_name(k), &len);
+    if (p != NULL) {
+        snprintf(v, sizeof(v), "%.*s", (int)len, p);
         set(k, v);
-    else if (config)
+    } else if (config)
         set(k, dflt ? "1" : "0");
 }
 

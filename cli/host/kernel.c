@@ -190,15 +190,25 @@ static enum cli_kmodel debugfs_model(const char *text)
     return b ? model_of(a + 1, (size_t)(b - a - 1)) : CLI_KMODEL_UNKNOWN;
 }
 
+const char *cli_cmdline_param(const char *cmdline, const char *name, size_t *len)
+{
+    size_t n = strlen(name);
+    for (const char *p = cmdline; p != NULL && *p; p += strcspn(p, " \n")) {
+        p += strspn(p, " \n");
+        if (strncmp(p, name, n) == 0 && p[n] == '=') {
+            *len = strcspn(p + n + 1, " \n");
+            return p + n + 1;
+        }
+    }
+    return NULL;
+}
+
 /* preempt=WORD on the command line, if it is a model. */
 static enum cli_kmodel cmdline_model(const char *cmdline)
 {
-    for (const char *p = cmdline; p != NULL && *p; p += strcspn(p, " \n")) {
-        p += strspn(p, " \n");
-        if (strncmp(p, "preempt=", 8) == 0)
-            return model_of(p + 8, strcspn(p + 8, " \n"));
-    }
-    return CLI_KMODEL_UNKNOWN;
+    size_t len;
+    const char *v = cli_cmdline_param(cmdline, "preempt", &len);
+    return v != NULL ? model_of(v, len) : CLI_KMODEL_UNKNOWN;
 }
 
 static void decide_model(const struct cli_kernel_in *in, struct cli_kernel *out)

@@ -124,6 +124,10 @@ struct cli_kconfig {
 };
 void cli_kconfig_read(const char *release, struct cli_kconfig *c);
 
+/* The value of NAME=VALUE on a kernel command line (blank-separated), its
+ * length in *len; NULL where the parameter is not there. */
+const char *cli_cmdline_param(const char *cmdline, const char *name, size_t *len);
+
 /* The first line of path, newline stripped, into buf (n bytes); NULL if
  * it cannot be read (errno set) or is empty (kernel_read.c). */
 const char *cli_first_line(const char *path, char *buf, size_t n);

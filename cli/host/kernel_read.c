@@ -71,6 +71,15 @@ static FILE *open_config(const char *release, char *path, size_t n, int *piped)
 
 void cli_kconfig_read(const char *release, struct cli_kconfig *c)
 {
+    /* Read once a process: the environment block and the kernel's
+     * decision both want it, and /proc/config.gz costs a gzip. */
+    static struct cli_kconfig once;
+    static char once_release[256];
+    static int have;
+    if (have && release != NULL && strcmp(release, once_release) == 0) {
+        *c = once;
+        return;
+    }
     static char path[512];
     static const char *const models[][2] = {
         {"CONFIG_PREEMPT_NONE=y\n", "none"}, {"CONFIG_PREEMPT_VOLUNTARY=y\n", "voluntary"},
@@ -95,6 +104,9 @@ void cli_kconfig_read(const char *release, struct cli_kconfig *c)
         pclose(f);
     else
         fclose(f);
+    once = *c;
+    snprintf(once_release, sizeof(once_release), "%s", release);
+    have = 1;
 }
 
 /* 1 if debugfs is mounted where the kernel's files expect it. */
