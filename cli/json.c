@@ -107,7 +107,10 @@ static int unicode(struct parser *p, char *out, size_t *n)
     if (c >= 0xdc00 && c <= 0xdfff)
         return fail(p, "a lone low surrogate '\\u%04x'", c);
     if (c >= 0xd800 && c <= 0xdbff) {
-        if (p->len - p->pos < 2 || p->in[p->pos] != '\\' || p->in[p->pos + 1] != 'u')
+        size_t left = p->len - p->pos;
+        if (left < 2 && memcmp(p->in + p->pos, "\\u", left) == 0)
+            return p->pos = p->len, truncated(p); /* the text ends in "\\u" or before */
+        if (left < 2 || p->in[p->pos] != '\\' || p->in[p->pos + 1] != 'u')
             return fail(p, "a high surrogate without its low half");
         p->pos += 2;
         if (hex4(p, &lo) != 0)
@@ -203,13 +206,13 @@ static int number(struct parser *p, double *v)
     if (nd > 1 && p->in[lead] == '0')
         return p->pos = lead, fail(p, "a number may not start with 0");
     if (p->pos < p->len && p->in[p->pos] == '.' && (++p->pos, digits(p) == 0))
-        return fail(p, "a digit must follow the decimal point");
+        return p->pos < p->len ? fail(p, "a digit must follow the decimal point") : truncated(p);
     if (p->pos < p->len && (p->in[p->pos] == 'e' || p->in[p->pos] == 'E')) {
         p->pos++;
         if (p->pos < p->len && (p->in[p->pos] == '+' || p->in[p->pos] == '-'))
             p->pos++;
         if (digits(p) == 0)
-            return fail(p, "a digit must follow the exponent");
+            return p->pos < p->len ? fail(p, "a digit must follow the exponent") : truncated(p);
     }
     size_t n = p->pos - start;
     if (n > NUMBER_MAX)

@@ -200,8 +200,33 @@ static size_t make_input(uint64_t *seed, uint8_t *in, size_t cap)
     return n;
 }
 
+/* Every cut of the valid file before its last '}' is refused as one that
+ * ends early, wherever the cut falls: inside a number ("3.", "2e", "-0.5e-"),
+ * a literal, an escape or a surrogate pair ("\\ud83d\\"), between tokens.
+ * `compare` says "truncated?" of a file cut short, whatever its figures. */
+static void check_cuts(void)
+{
+    size_t end = (size_t)(strrchr(valid, '}') - valid);
+    for (size_t cut = 1; cut <= end; cut++) {
+        char err[300];
+        struct cli_json d;
+        struct cli_results r;
+        char *exact = malloc(cut);
+        CHECK(exact != NULL);
+        memcpy(exact, valid, cut);
+        CHECK(cli_json_parse(&d, exact, cut, err, sizeof(err)) == -1);
+        if (strstr(err, "(truncated?)") == NULL)
+            fprintf(stderr, "cut at %zu of %zu: %s\n", cut, end + 1, err);
+        CHECK(strstr(err, "(truncated?)") != NULL);
+        CHECK(cli_results_parse(&r, exact, cut, err, sizeof(err)) == -1);
+        CHECK(strstr(err, "(truncated?)") != NULL);
+        free(exact);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    check_cuts();
     unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 10) : 100000;
     uint64_t seed = 0x9e3779b97f4a7c15ULL;
     static uint8_t in[4096];
