@@ -96,6 +96,8 @@ PC_API int pc_clear_pages(void *addr, size_t npages);
                                       without proof: -ENOTSUP */
 #define PC_PRESENT_DRY_RUN 0x2     /* write nothing; report what the call
                                       would do now */
+#define PC_PRESENT_POPULATE 0x4    /* fault the absent pages in rather than
+                                      leave them alone (since 1.1) */
 
 /* Why pc_clear_present cleared a part whole, unable to tell what its
  * absent pages read. */
@@ -133,6 +135,7 @@ enum pc_present_why {
 #define PC_PRESENT_USED_MAPS 0x2          /* the mappings, /proc/self/maps */
 #define PC_PRESENT_USED_SCAN 0x4          /* the pages, PAGEMAP_SCAN */
 #define PC_PRESENT_USED_SMAPS 0x8         /* userfaultfd, /proc/self/smaps */
+#define PC_PRESENT_USED_POPULATE 0x10     /* madvise(MADV_POPULATE_WRITE) */
 
 /* What pc_clear_present did (with PC_PRESENT_DRY_RUN: would do). */
 struct pc_present_report {
@@ -144,6 +147,11 @@ struct pc_present_report {
     int error;       /* the errno behind NO_SCAN, REFUSED, NO_MAPS and
                         NO_UFFD_INFO; else 0 */
     int used;        /* PC_PRESENT_USED_* */
+    size_t populated; /* PC_PRESENT_POPULATE: bytes of absent pages the
+                         kernel faulted in (skipped + cleared + populated
+                         == len); 0 without the flag */
+    int populate_error; /* the errno of the first MADV_POPULATE_WRITE that
+                           failed (its pages were then cleared), else 0 */
 };
 
 /* Make [addr, addr + len) read as zero, doing no work for the pages that
@@ -179,8 +187,15 @@ struct pc_present_report {
  * a part without proof it writes nothing and returns -ENOTSUP, *r saying
  * why; decided before any store: it reads the userfaultfd registration
  * whenever the range has an absent page; should the scan fail after that,
- * the rest is cleared and said as without the flag) and PC_PRESENT_DRY_RUN
- * (nothing of the range is written; *r says what the call would do).
+ * the rest is cleared and said as without the flag), PC_PRESENT_DRY_RUN
+ * (nothing of the range is written; *r says what the call would do) and
+ * PC_PRESENT_POPULATE: the pages it would leave alone are instead faulted
+ * in by the calling thread with madvise(MADV_POPULATE_WRITE) (Linux 5.14),
+ * each then a resident zeroed page placed by the thread's memory policy,
+ * as a memset's first touch makes it, without a store from user space;
+ * where the kernel refuses (an older kernel: EINVAL; out of memory:
+ * ENOMEM; a filter; any error) those pages are cleared with stores
+ * instead, which fault as a memset's would, and populate_error says why.
  *
  * r, if not NULL, receives what was done (the size contract at the top of
  * this file), also with -ENOTSUP. No memory but under 3 KiB of stack, at

@@ -131,7 +131,7 @@ static inline int all_bytes(const char *p, size_t n, unsigned char v)
 /* The report adds up, and says why when and only when it fell back. */
 static inline void check_report(const struct pc_present_report *r, size_t len)
 {
-    CHECK_EQ(r->skipped + r->cleared, len);
+    CHECK_EQ(r->skipped + r->cleared + r->populated, len);
     CHECK(r->unproven <= r->cleared);
     CHECK((r->unproven == 0) == (r->why == PC_PRESENT_PROVEN));
 }

@@ -309,7 +309,7 @@ static void bad_arguments(void)
     memset(&r, 0x5a, sizeof(r));
     CHECK_EQ(pc_clear_present(NULL, 1, 0, &r), -EINVAL);
     CHECK_EQ(pc_clear_present(m, SIZE_MAX, 0, &r), -EOVERFLOW);
-    CHECK_EQ(pc_clear_present(m, PG, 4, &r), -EINVAL);
+    CHECK_EQ(pc_clear_present(m, PG, 8, &r), -EINVAL);
     CHECK_EQ(pc_clear_present(m, PG, -1, &r), -EINVAL);
     CHECK_EQ((pc_clear_present)(m, PG, 0, &r, 8), -EINVAL); /* below the first version */
     CHECK_EQ((pc_clear_present)(m, PG, 0, &r, 2 * 4096), -EINVAL); /* past a page */

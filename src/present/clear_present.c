@@ -13,6 +13,9 @@
  * userfaultfd is read (smaps_uffd.c, the costly one) once, at the first
  * page the call would skip, since it matters for nothing else.
  *
+ * With PC_PRESENT_POPULATE the runs a call would leave alone are faulted
+ * in instead (populate_run), and stored over where the kernel refuses.
+ *
  * Nothing is kept between calls: each opens the /proc/self files it reads
  * and closes them before it returns. A descriptor kept open would answer
  * for the parent after fork (it is bound to the memory of the process that
@@ -20,6 +23,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pageclear.h"
@@ -29,7 +34,11 @@
 #include "range.h"
 #include "vma.h"
 
-#define KNOWN_FLAGS (PC_PRESENT_NO_FALLBACK | PC_PRESENT_DRY_RUN)
+#define KNOWN_FLAGS (PC_PRESENT_NO_FALLBACK | PC_PRESENT_DRY_RUN | PC_PRESENT_POPULATE)
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 /* Runs per PAGEMAP_SCAN call: 768 bytes of stack. Each call restarts the
  * walk where the last one stopped; a range of absent and present pages in
@@ -135,19 +144,6 @@ static void note_uffd(struct job *j, uintptr_t a, uintptr_t b)
         unproven(j, a, b, PC_PRESENT_NO_UFFD_INFO, -j->uffd);
 }
 
-/* A run of pages that read zero: left alone where that is proven. */
-static void absent_run(struct job *j, uintptr_t a, uintptr_t b)
-{
-    if (!uffd_free(j)) {
-        note_uffd(j, a, b);
-        return;
-    }
-    a = clip_lo(j, a);
-    b = clip_hi(j, b);
-    if (a < b)
-        j->rep.skipped += b - a;
-}
-
 static uintptr_t page_down(const struct job *j, uintptr_t a)
 {
     return a & ~(j->page - 1);
@@ -156,6 +152,46 @@ static uintptr_t page_down(const struct job *j, uintptr_t a)
 static uintptr_t page_up(const struct job *j, uintptr_t a)
 {
     return (a + j->page - 1) & ~(j->page - 1);
+}
+
+/* Fault in the whole pages of [a, b), a run that reads zero, and count
+ * the bytes within the range. Through syscall(2), as proc_text.c makes
+ * its calls: no cancellation point, async-signal-safe. Once the kernel
+ * refuses, the rest of the call stores instead: a first touch then faults
+ * as a memset's would, and the error is the one a retry would get. */
+static void populate_run(struct job *j, uintptr_t a, uintptr_t b)
+{
+    uintptr_t lo = clip_lo(j, a), hi = clip_hi(j, b);
+    if (lo >= hi)
+        return;
+    if (!(j->flags & PC_PRESENT_DRY_RUN) && j->rep.populate_error == 0) {
+        j->rep.used |= PC_PRESENT_USED_POPULATE;
+        uintptr_t from = page_down(j, lo), to = page_up(j, hi);
+        if (syscall(SYS_madvise, from, to - from, MADV_POPULATE_WRITE) != 0)
+            j->rep.populate_error = errno > 0 ? errno : EIO;
+    }
+    if (j->rep.populate_error != 0)
+        clear_part(j, lo, hi);
+    else
+        j->rep.populated += hi - lo;
+}
+
+/* A run of pages that read zero: left alone (or, under
+ * PC_PRESENT_POPULATE, faulted in) where that is proven. */
+static void absent_run(struct job *j, uintptr_t a, uintptr_t b)
+{
+    if (!uffd_free(j)) {
+        note_uffd(j, a, b);
+        return;
+    }
+    if (j->flags & PC_PRESENT_POPULATE) {
+        populate_run(j, a, b);
+        return;
+    }
+    a = clip_lo(j, a);
+    b = clip_hi(j, b);
+    if (a < b)
+        j->rep.skipped += b - a;
 }
 
 /* [a, b) of a private anonymous mapping: the pages between the absent
