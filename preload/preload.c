@@ -30,15 +30,20 @@
  * nothing and uses no stdio: pc_clear, pc_selected and pc_impl_fill read
  * tables the constructor had the library build (its one-time
  * initialisation is done by then), and the counters are lock-free atomics.
+ * From 1 MiB on a zero call may be a first touch (first_touch.c), which
+ * takes system calls: made only while no seccomp filter can refuse them
+ * (seccomp.c).
  *
- * A memset that pageclear's own code calls while it clears (the library
- * is not free of memset calls) would come back here: a thread-local flag,
- * in the initial-exec TLS model (no allocation on first touch, usable in a
- * signal handler), sends such nested calls to the real memset.
+ * A memset that libpageclear's own code calls (it is not free of memset
+ * calls) goes to the real memset: its return address lies in the
+ * library's code. A flag set around the library's calls would stay set
+ * for good in a thread that left a fault with siglongjmp.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <gnu/libc-version.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,8 +54,10 @@
 
 #include "cpu.h"
 #include "entry.h"
+#include "env.h"
+#include "first_touch.h"
 #include "pageclear.h"
-#include "skip.h"
+#include "seccomp.h"
 #include "stats.h"
 
 /* The entry points, declared here rather than through <string.h>, whose
@@ -94,16 +101,9 @@ _Atomic size_t pci_preload_long_span;
 _Atomic size_t pci_preload_evex_span;
 _Atomic size_t pci_preload_stosb_span;
 
-/* From this length a call about to go through pageclear first asks the
- * kernel whether the page of its middle byte is resident (mincore, one
- * system call, measured at 0.41 us here: under 1% of a 1 MiB clear at
- * 20 GB/s; docs/notes.md, "The preload's threshold"). */
-#define FIRST_CHECK_MIN ((size_t)1 << 20)
-static size_t page_size = 4096; /* sysconf's, from the constructor */
-
-/* Set while this thread is inside pageclear, for the memset calls the
- * library makes itself. */
-static _Thread_local int busy __attribute__((tls_model("initial-exec")));
+/* libpageclear's code, [lib_lo, lib_lo + lib_len): a call returning
+ * there is the library's own (found by the constructor; empty before). */
+static uintptr_t lib_lo, lib_len;
 
 /* The primitives' names as pc_selected returns them (pointers into the
  * library's table), so that the fill's index is found by comparing
@@ -133,75 +133,55 @@ static int fill_index(const char *name)
     return -1;
 }
 
-/* 1 if pageclear set [s, s + n) to c. An extent that wraps the address
- * space is left to the real memset, to fail there as it would without the
- * preload (pc_selected is not asked about such a length). */
+/* 1 if pageclear's stores set [s, s + n) to c. */
+static int store(void *s, int c, size_t n)
+{
+    if ((unsigned char)c == 0)
+        return pc_clear(s, n) == 0;
+    int i = fill_index(pc_selected(n));
+    int f = i < 0 ? -1 : fill_for[i];
+    return f >= 0 && pc_impl_fill((size_t)f, s, n, (unsigned char)c) == 0;
+}
+
+/* 1 if pageclear set [s, s + n) to c, 0 if the real memset must: a first
+ * touch the mode leaves to it, or an extent that wraps the address space,
+ * to fail there as it would without the preload (pc_selected is not asked
+ * about such a length). */
 static int via_pageclear(void *s, int c, size_t n)
 {
-    int rc;
     if ((uintptr_t)s + n < (uintptr_t)s || n == SIZE_MAX)
         return 0;
-    busy = 1;
-    if ((unsigned char)c == 0) {
-        rc = pc_clear(s, n);
-    } else {
-        int i = fill_index(pc_selected(n));
-        int f = i < 0 ? -1 : fill_for[i];
-        rc = f < 0 ? -1 : pc_impl_fill((size_t)f, s, n, (unsigned char)c);
+    if (n >= PCI_FIRST_TOUCH_MIN && pci_preload_calls_begin()) {
+        int first = pci_preload_first_touch(s, c, n);
+        pci_preload_calls_end();
+        if (first >= 0)
+            return first;
     }
-    busy = 0;
-    return rc == 0;
+    return store(s, c, n);
 }
 
-/* 1 if [s, s + n) looks like memory never touched: the page of its middle
- * byte is not resident (a fresh mapping), or mincore cannot tell (ENOMEM:
- * not mapped; the real memset then faults as it would without the
- * preload). The middle, not an end: an allocator's header may have
- * touched the first page, and the caller the last (CPython writes a
- * bytearray's terminating NUL before its memset). The kernel zeroes each
- * page of such memory into the cache as the call faults it in: the C
- * library's memset then overwrites cached lines where pageclear's
- * streaming stores would push them out to memory, which measured slower
- * (docs/notes.md, "The preload's threshold"). errno is kept: memset does
- * not change it. A system call and errno: async-signal-safe. */
-static int first_touch(const void *s, size_t n)
-{
-    if (n < FIRST_CHECK_MIN)
-        return 0;
-    uintptr_t mid = ((uintptr_t)s + n / 2) & ~(uintptr_t)(page_size - 1);
-    unsigned char vec = 0;
-    int saved = errno;
-    int rc = mincore((void *)mid, 1, &vec);
-    errno = saved;
-    return rc != 0 || (vec & 1) == 0;
-}
-
-/* A zero first touch through pc_clear_present (skip.c): 1 if done. */
-static int skip_absent(void *s, size_t n)
-{
-    busy = 1;
-    int done = pci_preload_skip(s, n);
-    busy = 0;
-    return done;
-}
-
-void *pci_preload_set(void *s, int c, size_t n)
+/* Every call the entry passes on, from the caller whose return address
+ * is ra. */
+static void *set_from(void *s, int c, size_t n, uintptr_t ra)
 {
     int st = atomic_load_explicit(&state, memory_order_acquire);
     if (st < ST_PASS)
         return safe_set(s, c, n);
-    if (st == ST_READY && n >= min_len && !busy) {
-        int first = first_touch(s, n);
-        if ((first && (unsigned char)c == 0 && skip_absent(s, n)) ||
-            (!first && via_pageclear(s, c, n))) {
-            if (pci_preload_stats_on)
-                pci_preload_count(PCI_ROUTE_PAGECLEAR, n);
-            return s;
-        }
+    int own = ra - lib_lo < lib_len;
+    if (st == ST_READY && n >= min_len && !own && via_pageclear(s, c, n)) {
+        if (pci_preload_stats_on)
+            pci_preload_count(PCI_ROUTE_PAGECLEAR, n);
+        return s;
     }
-    if (pci_preload_stats_on && !busy)
+    if (pci_preload_stats_on && !own)
         pci_preload_count(PCI_ROUTE_LIBC, n);
     return pci_preload_real(s, c, n);
+}
+
+/* The x86-64 entries jump here: the return address is memset's caller. */
+void *pci_preload_set(void *s, int c, size_t n)
+{
+    return set_from(s, c, n, (uintptr_t)__builtin_return_address(0));
 }
 
 #if !PCI_PRELOAD_ASM_ENTRY
@@ -214,7 +194,7 @@ void *pci_preload_memset(void *s, int c, size_t n)
 {
     if (n < atomic_load_explicit(&pci_preload_fast_min, memory_order_acquire))
         return pci_preload_real(s, c, n);
-    return pci_preload_set(s, c, n);
+    return set_from(s, c, n, (uintptr_t)__builtin_return_address(0));
 }
 
 void *memset(void *s, int c, size_t n) __attribute__((alias("pci_preload_memset")));
@@ -238,45 +218,6 @@ void *__memset_chk(void *s, int c, size_t n, size_t destlen)
     if (destlen < n)
         __chk_fail();
     return pci_preload_memset(s, c, n);
-}
-
-static int env_is(const char *name, const char *value)
-{
-    const char *v = getenv(name);
-    if (v == NULL)
-        return value == NULL;
-    if (value == NULL)
-        return 0;
-    size_t i = 0;
-    while (v[i] != '\0' && v[i] == value[i])
-        i++;
-    return v[i] == value[i];
-}
-
-/* The value of the switch name: 0 or 1 where it is "0" or "1", dflt where
- * it is unset or empty (`NAME= cmd` unsets it for one command, as for
- * PAGECLEAR_PRELOAD_STATS). Any other value is reported on stderr, as
- * the library reports its own variables (src/tuning/options.c; silenced by
- * PAGECLEAR_QUIET=1), and gives dflt: PAGECLEAR_PRELOAD=off would
- * otherwise leave the preload on without a word. Called from the
- * constructor only. */
-static int env_switch(const char *name, int dflt)
-{
-    const char *v = getenv(name);
-    if (v == NULL || v[0] == '\0')
-        return dflt;
-    if ((v[0] == '0' || v[0] == '1') && v[1] == '\0')
-        return v[0] - '0';
-    if (!env_is("PAGECLEAR_QUIET", "1")) {
-        char msg[256];
-        int k = snprintf(msg, sizeof(msg),
-                         "pageclear-preload: ignoring %s=\"%.64s\": want 0 or 1; keeping "
-                         "the default\n",
-                         name, v);
-        size_t len = k < 0 ? 0 : (size_t)k < sizeof(msg) ? (size_t)k : sizeof(msg) - 1;
-        (void)!write(STDERR_FILENO, msg, len);
-    }
-    return dflt;
 }
 
 /* 1 if primitive i runs here and stores any byte: pc_impl_fill of no
@@ -304,6 +245,28 @@ static void find_fills(const struct pc_impl_info *info)
     }
 }
 
+static int in_segment(struct dl_phdr_info *info, size_t size, void *fn)
+{
+    (void)size;
+    uintptr_t at = (uintptr_t)fn;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        uintptr_t lo = (uintptr_t)info->dlpi_addr + (uintptr_t)p->p_vaddr;
+        if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && at - lo < (uintptr_t)p->p_memsz) {
+            lib_lo = lo;
+            lib_len = (uintptr_t)p->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Where libpageclear's code is: the segment holding pc_clear. */
+static void find_library(void)
+{
+    (void)dl_iterate_phdr(in_segment, (void *)(uintptr_t)&pc_clear);
+}
+
 /* Have the library initialise itself now (profile, options, plans), from
  * the constructor, and take preload_min and the primitives' names. 0, or
  * -1 with pass_why set. */
@@ -311,7 +274,6 @@ static int init_pageclear(void)
 {
     struct pc_threshold_info ti;
     struct pc_impl_info info[MAX_IMPLS];
-    busy = 1; /* the library's own memset calls go to the real one */
     int rc = pc_threshold_info(PC_THRESHOLD_PRELOAD_MIN, &ti);
     size_t count = pc_impl_count();
     nimpl = count < MAX_IMPLS ? count : MAX_IMPLS;
@@ -323,7 +285,6 @@ static int init_pageclear(void)
     if (rc == 0)
         find_fills(info);
     (void)pc_selected(1); /* the plans, if not built yet */
-    busy = 0;
     if (rc != 0) {
         pass_why = "libpageclear older than 1.1: no preload_min";
         return -1;
@@ -422,24 +383,28 @@ __attribute__((constructor)) static void preload_init(void)
         return; /* the safe path for good */
     }
     pci_preload_real = (void *(*)(void *, int, size_t))f;
-    pci_preload_stats_on = !env_is("PAGECLEAR_PRELOAD_STATS", NULL) &&
-                           !env_is("PAGECLEAR_PRELOAD_STATS", "0") &&
-                           !env_is("PAGECLEAR_PRELOAD_STATS", "");
+    pci_preload_stats_on = !pci_env_is("PAGECLEAR_PRELOAD_STATS", NULL) &&
+                           !pci_env_is("PAGECLEAR_PRELOAD_STATS", "0") &&
+                           !pci_env_is("PAGECLEAR_PRELOAD_STATS", "");
+    find_library();
     atomic_store_explicit(&state, ST_PASS, memory_order_release);
     /* Every switch read here, so that a bad value is reported whichever
      * path the process then takes. */
-    int on = env_switch("PAGECLEAR_PRELOAD", 1);
-    int want_avx512 = env_switch("PAGECLEAR_PRELOAD_AVX512", 1);
-    int want_avx2 = env_switch("PAGECLEAR_PRELOAD_AVX2", -1);
-    pci_preload_skip_on = env_switch("PAGECLEAR_PRELOAD_SKIP_ABSENT", 0);
+    int on = pci_env_switch("PAGECLEAR_PRELOAD", 1);
+    int want_avx512 = pci_env_switch("PAGECLEAR_PRELOAD_AVX512", 1);
+    int want_avx2 = pci_env_switch("PAGECLEAR_PRELOAD_AVX2", -1);
+    pci_preload_first_touch_init();
+    /* A filter installed by a constructor that ran before this one may
+     * refuse the library's start (its files): pass everything on. */
+    int calls = pci_preload_calls_init();
     if (!on) {
         pass_why = "PAGECLEAR_PRELOAD=0";
+    } else if (calls < 0) {
+        pass_why = pci_preload_calls_why();
     } else if (init_pageclear() != 0 || min_len == PC_NEVER) {
         min_len = SIZE_MAX;
     } else {
         pass_why = NULL;
-        long pg = sysconf(_SC_PAGESIZE);
-        page_size = pg > 0 ? (size_t)pg : page_size;
         atomic_store_explicit(&state, ST_READY, memory_order_release);
     }
     size_t fast = pass_why == NULL ? min_len : SIZE_MAX;

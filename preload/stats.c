@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "skip.h"
+#include "first_touch.h"
 #include "stats.h"
 
 /* The counters are updated from memset, possibly inside a signal handler:
@@ -70,5 +70,5 @@ void pci_preload_stats_print(size_t min, const char *why)
                      atomic_load(&bytes[PCI_ROUTE_LIBC][c]));
         put(line, n);
     }
-    pci_preload_skip_print();
+    pci_preload_first_touch_print();
 }

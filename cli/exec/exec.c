@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * exec.c - `pageclear exec [--min SIZE] [--stats] [--skip-absent] -- CMD
+ * exec.c - `pageclear exec [--min SIZE] [--stats] [--first-touch MODE] -- CMD
  * [ARGS...]`: runs CMD with libpageclear-preload.so first in LD_PRELOAD
  * (docs/preload.md), so that a program that cannot be rebuilt clears its
  * large extents through pageclear. The command replaces this process
@@ -22,8 +22,8 @@
 void cli_exec_usage(FILE *f)
 {
     fprintf(f,
-            "usage: pageclear exec [--min SIZE] [--stats] [--skip-absent] [--lib PATH] -- CMD "
-            "[ARGS...]\n"
+            "usage: pageclear exec [--min SIZE] [--stats] [--first-touch MODE] [--lib PATH] -- "
+            "CMD [ARGS...]\n"
             "  runs CMD with libpageclear-preload.so in LD_PRELOAD (before what it\n"
             "  already holds): its memset, bzero, explicit_bzero and __memset_chk from\n"
             "  preload_min on go through pageclear\n"
@@ -31,12 +31,14 @@ void cli_exec_usage(FILE *f)
             "              the profile's, else the built-in)\n"
             "  --stats     print at exit, on stderr, the calls and bytes per size class\n"
             "              and where they went (PAGECLEAR_PRELOAD_STATS=1)\n"
-            "  --skip-absent\n"
+            "  --first-touch MODE\n"
             "              a zero memset of memory the kernel has not handed out yet (a\n"
-            "              first touch, from preload_min and 1 MiB on) leaves those pages\n"
-            "              alone: they read as zero already (pc_clear_present;\n"
-            "              PAGECLEAR_PRELOAD_SKIP_ABSENT=1); without it, --stats says\n"
-            "              how many bytes it would have skipped (docs/skip-absent.md)\n"
+            "              first touch, from preload_min and 1 MiB on): populate (the\n"
+            "              default) has the kernel fault those pages in, without the\n"
+            "              stores; skip leaves them alone, as they read zero already;\n"
+            "              store leaves the call to the C library\n"
+            "              (PAGECLEAR_PRELOAD_FIRST_TOUCH; docs/preload.md)\n"
+            "  --skip-absent  --first-touch skip\n"
             "  --lib PATH  the preload library (default: $PAGECLEAR_PRELOAD_LIB, the\n"
             "              installed one, the build tree's; each loads the build of the\n"
             "              preload for this CPU, glibc-hwcaps/x86-64-v3/ or x86-64-v4/\n"
@@ -338,7 +340,8 @@ static int check_cmd(const char *cmd, const struct cli_elf_id *lib)
  * status after a message; *first is CMD's index. */
 static int options(int argc, char **argv, int *first, const char **lib)
 {
-    static const struct cli_opt spec[] = {{'m', "--min"}, {'l', "--lib"}, {0, NULL}};
+    static const struct cli_opt spec[] = {
+        {'m', "--min"}, {'l', "--lib"}, {'f', "--first-touch"}, {0, NULL}};
     int i = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *val;
@@ -355,7 +358,7 @@ static int options(int argc, char **argv, int *first, const char **lib)
             continue;
         }
         if (strcmp(argv[i], "--skip-absent") == 0) {
-            setenv("PAGECLEAR_PRELOAD_SKIP_ABSENT", "1", 1);
+            setenv("PAGECLEAR_PRELOAD_FIRST_TOUCH", "skip", 1);
             continue;
         }
         int key = cli_opt_value(spec, "exec", argc, argv, &i, &val);
@@ -364,6 +367,13 @@ static int options(int argc, char **argv, int *first, const char **lib)
             return usage();
         if (key == 'l') {
             *lib = val;
+        } else if (key == 'f') {
+            if (strcmp(val, "store") != 0 && strcmp(val, "populate") != 0 &&
+                strcmp(val, "skip") != 0) {
+                cli_error("exec: --first-touch %s: want store, populate or skip", val);
+                return CLI_EXIT_USAGE;
+            }
+            setenv("PAGECLEAR_PRELOAD_FIRST_TOUCH", val, 1);
         } else {
             char s[32];
             if (cli_size("--min", val, 0, &min) != 0)

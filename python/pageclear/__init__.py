@@ -227,7 +227,9 @@ def populate_many(bufs: Sequence[Buffer], *, threads: int = 0) -> None:
     _pageclear.populate_many(bufs, threads=threads)
 
 
-def clear_present(buf: Buffer, *, no_fallback: bool = False, dry_run: bool = False) -> Dict[str, Any]:
+def clear_present(
+    buf: Buffer, *, no_fallback: bool = False, dry_run: bool = False, populate: bool = False
+) -> Dict[str, Any]:
     """Zero the contiguous buffer ``buf``, leaving alone the pages that read zero already.
 
     The library's ``pc_clear_present`` (1.1): the pages of a private
@@ -246,16 +248,22 @@ def clear_present(buf: Buffer, *, no_fallback: bool = False, dry_run: bool = Fal
         no_fallback: where a part could not be proven, write nothing at
             all and return with ``refused`` true.
         dry_run: write nothing; say what the call would do now.
+        populate: fault the pages it would leave alone in instead
+            (``MADV_POPULATE_WRITE``, Linux 5.14): resident zeroed pages
+            on the calling thread's node, as after writing zeros, without
+            the stores. Where the kernel refuses, they are cleared.
 
     Returns:
-        A dict: ``skipped`` and ``cleared`` (bytes; they add up to
-        ``len``), ``unproven`` (of ``cleared``, bytes cleared for want of
+        A dict: ``skipped``, ``cleared`` and ``populated`` (bytes; they
+        add up to ``len``), ``unproven`` (of ``cleared``, bytes cleared for want of
         proof), ``why`` (``"proven"``, or the reason for the lowest such
         part: ``"file"``, ``"shared"``, ``"hugetlb"``, ``"userfaultfd"``,
         ``"no_scan"``, ``"refused"``, ``"no_maps"``, ``"no_uffd_info"``),
-        ``error`` (the errno behind the last four, else 0), ``used`` (the
-        kernel interfaces read: ``"procmap_query"``, ``"maps"``,
-        ``"scan"``, ``"smaps"``) and ``refused`` (``no_fallback`` refused:
+        ``error`` (the errno behind the last four, else 0),
+        ``populate_error`` (the errno of a refused populate, whose pages
+        were then cleared, else 0), ``used`` (the kernel interfaces used:
+        ``"procmap_query"``, ``"maps"``, ``"scan"``, ``"smaps"``,
+        ``"populate"``) and ``refused`` (``no_fallback`` refused:
         nothing was written).
 
     Raises:
@@ -269,8 +277,11 @@ def clear_present(buf: Buffer, *, no_fallback: bool = False, dry_run: bool = Fal
     >>> r = clear_present(m)
     >>> m[:6], r["skipped"] + r["cleared"] == len(m)
     (b'\\x00\\x00\\x00\\x00\\x00\\x00', True)
+    >>> r = clear_present(m, populate=True)
+    >>> r["skipped"], r["populated"] + r["cleared"] == len(m)
+    (0, True)
     """
-    return _pageclear.clear_present(buf, no_fallback=no_fallback, dry_run=dry_run)
+    return _pageclear.clear_present(buf, no_fallback=no_fallback, dry_run=dry_run, populate=populate)
 
 
 def selected(n: int) -> str:

@@ -23,6 +23,7 @@ static const struct {
     {PC_PRESENT_USED_MAPS, "maps"},
     {PC_PRESENT_USED_SCAN, "scan"},
     {PC_PRESENT_USED_SMAPS, "smaps"},
+    {PC_PRESENT_USED_POPULATE, "populate"},
 };
 
 static PyObject *used_tuple(int used)
@@ -57,25 +58,27 @@ static PyObject *report_dict(const struct pc_present_report *r, int refused)
         Py_DECREF(used);
         return NULL;
     }
-    return Py_BuildValue("{s:n,s:n,s:n,s:N,s:i,s:N,s:O}", "skipped", (Py_ssize_t)r->skipped,
-                         "cleared", (Py_ssize_t)r->cleared, "unproven",
-                         (Py_ssize_t)r->unproven, "why", why, "error", r->error, "used", used,
-                         "refused", refused ? Py_True : Py_False);
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:N,s:i,s:i,s:N,s:O}", "skipped",
+                         (Py_ssize_t)r->skipped, "cleared", (Py_ssize_t)r->cleared, "populated",
+                         (Py_ssize_t)r->populated, "unproven", (Py_ssize_t)r->unproven, "why",
+                         why, "error", r->error, "populate_error", r->populate_error, "used",
+                         used, "refused", refused ? Py_True : Py_False);
 }
 
 static PyObject *py_clear_present(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"buf", "no_fallback", "dry_run", NULL};
+    static char *kwlist[] = {"buf", "no_fallback", "dry_run", "populate", NULL};
     PyObject *obj;
-    int no_fallback = 0, dry_run = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$pp:clear_present", kwlist, &obj,
-                                     &no_fallback, &dry_run))
+    int no_fallback = 0, dry_run = 0, populate = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$ppp:clear_present", kwlist, &obj,
+                                     &no_fallback, &dry_run, &populate))
         return NULL;
     Py_buffer v;
     if (pci_py_get_buffer(obj, &v, "clear_present", 1) < 0)
         return NULL;
-    int flags = (no_fallback ? PC_PRESENT_NO_FALLBACK : 0) | (dry_run ? PC_PRESENT_DRY_RUN : 0);
+    int flags = (no_fallback ? PC_PRESENT_NO_FALLBACK : 0) | (dry_run ? PC_PRESENT_DRY_RUN : 0) |
+                (populate ? PC_PRESENT_POPULATE : 0);
     struct pc_present_report r;
     memset(&r, 0, sizeof(r));
     int ret;
@@ -92,8 +95,8 @@ static PyObject *py_clear_present(PyObject *self, PyObject *args, PyObject *kw)
 
 PyMethodDef pci_py_present_methods[] = {
     {"clear_present", PCI_PY_KW(py_clear_present), METH_VARARGS | METH_KEYWORDS,
-     "clear_present(buf, *, no_fallback=False, dry_run=False) -> dict: zero a "
-     "contiguous writable buffer, skipping the pages the kernel has not "
-     "handed out (since 1.1)."},
+     "clear_present(buf, *, no_fallback=False, dry_run=False, populate=False) -> "
+     "dict: zero a contiguous writable buffer, skipping (or, with populate, "
+     "faulting in) the pages the kernel has not handed out (since 1.1)."},
     {NULL, NULL, 0, NULL},
 };

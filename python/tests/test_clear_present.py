@@ -66,6 +66,29 @@ def test_skips_absent_pages_and_clears_the_rest() -> None:
     assert m[:] == bytes(len(m))
 
 
+@needs_scan
+def test_populate_faults_absent_pages_in() -> None:
+    m = anon()
+    for p in (0, 3, 40):
+        m[p * PAGE : (p + 1) * PAGE] = bytes([FILL]) * PAGE
+    want = absent_bytes(m)
+    r = pageclear.clear_present(m, populate=True)
+    assert absent_bytes(m) == 0  # asked before a byte is read: a read maps the zero page
+    assert (r["populated"], r["cleared"], r["skipped"]) == (want, 3 * PAGE, 0)
+    assert (r["why"], r["populate_error"], r["refused"]) == ("proven", 0, False)
+    assert "populate" in r["used"]
+    assert m[:] == bytes(len(m))
+
+
+@needs_scan
+def test_populate_dry_run_faults_nothing() -> None:
+    m = anon()
+    m[:1] = b"x"
+    want = absent_bytes(m)
+    r = pageclear.clear_present(m, populate=True, dry_run=True)
+    assert (r["populated"], absent_bytes(m), m[:1]) == (want, want, b"x")
+
+
 def test_a_slice_keeps_its_neighbours() -> None:
     m = anon()
     m[:] = bytes([FILL]) * len(m)

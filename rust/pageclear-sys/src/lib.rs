@@ -324,6 +324,9 @@ pub struct pc_extent {
 pub const PC_PRESENT_NO_FALLBACK: c_int = 0x1;
 /// `pc_clear_present` flag: write nothing; report what the call would do.
 pub const PC_PRESENT_DRY_RUN: c_int = 0x2;
+/// `pc_clear_present` flag: fault the absent pages in rather than leave
+/// them alone (`MADV_POPULATE_WRITE`).
+pub const PC_PRESENT_POPULATE: c_int = 0x4;
 
 /// `enum pc_present_why`: why `pc_clear_present` cleared a part whole.
 pub type pc_present_why = c_uint;
@@ -354,6 +357,8 @@ pub const PC_PRESENT_USED_MAPS: c_int = 0x2;
 pub const PC_PRESENT_USED_SCAN: c_int = 0x4;
 /// `pc_present_report.used`: /proc/self/smaps read for userfaultfd.
 pub const PC_PRESENT_USED_SMAPS: c_int = 0x8;
+/// `pc_present_report.used`: `madvise(MADV_POPULATE_WRITE)` called.
+pub const PC_PRESENT_USED_POPULATE: c_int = 0x10;
 
 /// `struct pc_present_report`: what `pc_clear_present` did (since 1.1).
 #[repr(C)]
@@ -371,6 +376,12 @@ pub struct pc_present_report {
     pub error: c_int,
     /// `PC_PRESENT_USED_*` bits.
     pub used: c_int,
+    /// `PC_PRESENT_POPULATE`: bytes of absent pages the kernel faulted in
+    /// (`skipped + cleared + populated == len`).
+    pub populated: usize,
+    /// The errno of the first `MADV_POPULATE_WRITE` that failed (its pages
+    /// were then cleared), else 0.
+    pub populate_error: c_int,
 }
 
 unsafe extern "C" {

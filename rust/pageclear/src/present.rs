@@ -61,6 +61,8 @@ pub struct Used {
     pub scan: bool,
     /// The userfaultfd registration, from `/proc/self/smaps`.
     pub smaps: bool,
+    /// `madvise(MADV_POPULATE_WRITE)`, under [`PresentOptions::populate`].
+    pub populate: bool,
 }
 
 /// What [`clear_present`] did (with [`PresentOptions::dry_run`]: would do).
@@ -68,8 +70,12 @@ pub struct Used {
 pub struct Present {
     /// Bytes left alone: their pages read zero already.
     pub skipped: usize,
-    /// Bytes stored to; `skipped + cleared` is the slice's length.
+    /// Bytes stored to; `skipped + cleared + populated` is the slice's
+    /// length.
     pub cleared: usize,
+    /// Under [`PresentOptions::populate`]: bytes of absent pages the kernel
+    /// faulted in.
+    pub populated: usize,
     /// Of `cleared`, bytes in parts cleared whole for want of proof.
     pub unproven: usize,
     /// Why, for the lowest such part; `None` when `unproven` is 0.
@@ -77,6 +83,8 @@ pub struct Present {
     /// The errno behind [`Unproven::NoScan`], [`Unproven::Refused`],
     /// [`Unproven::NoMaps`] and [`Unproven::NoUffdInfo`], else 0.
     pub errno: i32,
+    /// The errno of a refused populate (its pages were then cleared), else 0.
+    pub populate_errno: i32,
     /// What was read to tell.
     pub used: Used,
     /// [`PresentOptions::no_fallback`] refused: nothing was written.
@@ -91,6 +99,11 @@ pub struct PresentOptions {
     pub no_fallback: bool,
     /// Write nothing; report what the call would do now.
     pub dry_run: bool,
+    /// Fault the pages it would leave alone in instead
+    /// (`MADV_POPULATE_WRITE`, Linux 5.14): resident zeroed pages on the
+    /// calling thread's node, as after writing zeros, without the stores.
+    /// Where the kernel refuses, they are cleared.
+    pub populate: bool,
 }
 
 /// Zero the slice, leaving alone the pages that read zero already: those
@@ -144,6 +157,9 @@ pub fn clear_present_with(buf: &mut [u8], opts: &PresentOptions) -> Present {
     if opts.dry_run {
         flags |= sys::PC_PRESENT_DRY_RUN;
     }
+    if opts.populate {
+        flags |= sys::PC_PRESENT_POPULATE;
+    }
     let mut r = sys::pc_present_report {
         skipped: 0,
         cleared: 0,
@@ -151,6 +167,8 @@ pub fn clear_present_with(buf: &mut [u8], opts: &PresentOptions) -> Present {
         why: sys::PC_PRESENT_PROVEN,
         error: 0,
         used: 0,
+        populated: 0,
+        populate_error: 0,
     };
     // SAFETY: buf is valid for writes of buf.len() bytes and exclusively
     // borrowed; the library writes nothing outside it, and fills r, of the
@@ -171,14 +189,17 @@ pub fn clear_present_with(buf: &mut [u8], opts: &PresentOptions) -> Present {
     Present {
         skipped: r.skipped,
         cleared: r.cleared,
+        populated: r.populated,
         unproven: r.unproven,
         why: Unproven::from_c(r.why),
         errno: r.error,
+        populate_errno: r.populate_error,
         used: Used {
             procmap_query: r.used & sys::PC_PRESENT_USED_PROCMAP_QUERY != 0,
             maps: r.used & sys::PC_PRESENT_USED_MAPS != 0,
             scan: r.used & sys::PC_PRESENT_USED_SCAN != 0,
             smaps: r.used & sys::PC_PRESENT_USED_SMAPS != 0,
+            populate: r.used & sys::PC_PRESENT_USED_POPULATE != 0,
         },
         refused,
     }

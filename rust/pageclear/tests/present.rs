@@ -118,6 +118,31 @@ fn absent_pages_skipped_the_rest_cleared() {
 }
 
 #[test]
+fn populate_faults_the_absent_pages_in() {
+    if !scan_works() {
+        eprintln!("skipped: the kernel cannot say which pages are absent here");
+        return;
+    }
+    let pg = page();
+    let mut m = Map::new(64 * pg, None);
+    for p in [0, 3, 63] {
+        m.bytes()[p * pg..(p + 1) * pg].fill(FILL);
+    }
+    let want = m.absent();
+    let opts = PresentOptions {
+        populate: true,
+        ..Default::default()
+    };
+    let r = pageclear::clear_present_with(m.bytes(), &opts);
+    // Asked before a byte is read: a read would map the zero page.
+    assert_eq!(m.absent(), 0);
+    assert_eq!((r.populated, r.cleared, r.skipped), (want, 3 * pg, 0));
+    assert_eq!((r.why, r.populate_errno, r.refused), (None, 0, false));
+    assert!(r.used.populate);
+    assert!(m.bytes().iter().all(|&x| x == 0));
+}
+
+#[test]
 fn a_files_private_mapping_is_cleared_whole() {
     if !scan_works() {
         eprintln!("skipped: the kernel cannot say which pages are absent here");
@@ -156,6 +181,7 @@ fn dry_run_writes_nothing_and_says_what_follows() {
         &PresentOptions {
             dry_run: true,
             no_fallback: true,
+            ..Default::default()
         },
     );
     assert_eq!(m.bytes()[7 * pg], FILL);

@@ -65,7 +65,7 @@ structs! {
     pc_extent { addr: *mut c_void, len: usize }
     pc_present_report {
         skipped: usize, cleared: usize, unproven: usize, why: pc_present_why, error: c_int,
-        used: c_int,
+        used: c_int, populated: usize, populate_error: c_int,
     }
 }
 
@@ -119,8 +119,9 @@ constants! {
     PC_VERSION_MAJOR: c_uint, PC_VERSION_MINOR: c_uint, PC_VERSION_PATCH: c_uint,
     PC_PAGE_SIZE: usize, PC_POPULATE_TOUCH: c_int, PC_NTHRESHOLDS: c_int, PC_NEVER: usize,
     PC_SERVE_RESERVE_ONLY: c_int, PC_PRESENT_NO_FALLBACK: c_int, PC_PRESENT_DRY_RUN: c_int,
-    PC_PRESENT_USED_PROCMAP_QUERY: c_int, PC_PRESENT_USED_MAPS: c_int,
-    PC_PRESENT_USED_SCAN: c_int, PC_PRESENT_USED_SMAPS: c_int,
+    PC_PRESENT_POPULATE: c_int, PC_PRESENT_USED_PROCMAP_QUERY: c_int,
+    PC_PRESENT_USED_MAPS: c_int, PC_PRESENT_USED_SCAN: c_int, PC_PRESENT_USED_SMAPS: c_int,
+    PC_PRESENT_USED_POPULATE: c_int,
 }
 
 /// A function or function-pointer typedef: name, parameter types, return

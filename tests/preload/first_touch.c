@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * skip.c - the program tests/preload_skip.sh runs under the preload, built
- * without pageclear: zero memsets of fresh memory, the kind
- * PAGECLEAR_PRELOAD_SKIP_ABSENT is for, and of a file's private mapping,
- * where nothing may be skipped. It prints what the classic
- * /proc/self/pagemap says was absent before each memset, so the script
- * can check the preload's counts against it, and fails unless every
- * byte reads zero afterwards and the bytes around each range are kept.
- * Usage: skip-target
+ * first_touch.c - the program tests/preload_first_touch.sh runs under the
+ * preload, built without pageclear: zero memsets of fresh memory, the
+ * kind PAGECLEAR_PRELOAD_FIRST_TOUCH is for, and of a file's private
+ * mapping, where nothing may be populated or skipped. It prints what the
+ * classic /proc/self/pagemap says was absent before the anonymous memset
+ * and after it (before any byte is read), so the script can check the
+ * preload's counts and the mode's outcome against it, and fails unless
+ * every byte reads zero afterwards and the bytes around each range are
+ * kept.
+ * Usage: first-touch-target
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -26,7 +28,7 @@ static void *(*volatile set)(void *, int, size_t) = memset;
 
 static void fail(const char *what)
 {
-    fprintf(stderr, "skip-target: %s\n", what);
+    fprintf(stderr, "first-touch-target: %s\n", what);
     exit(1);
 }
 
@@ -74,18 +76,20 @@ static void fresh(void)
     printf("anon absent %zu\n", absent(p, ANON));
     fflush(stdout);
     set(p, 0, ANON);
+    printf("anon absent-after %zu\n", absent(p, ANON));
+    fflush(stdout);
     check_zero(p, ANON);
     if (m[pg - 1] != 'a' || p[ANON] != 'z')
         fail("a byte around the anonymous range changed");
 }
 
 /* A file's private mapping, never touched: its pages read the file, so
- * nothing may be skipped. As a first touch the preload asks
+ * nothing may be populated or skipped. As a first touch the preload asks
  * pc_clear_present, which refuses, and the C library's memset gets it;
  * where the file stays in the page cache, pc_clear does. */
 static void file_mapping(void)
 {
-    char name[] = "/tmp/pageclear-skip-XXXXXX";
+    char name[] = "/tmp/pageclear-first-touch-XXXXXX";
     int fd = mkstemp(name);
     if (fd < 0)
         fail("mkstemp");
