@@ -16,7 +16,8 @@
  *    for good, then waits for those under way: with
  *    SECCOMP_FILTER_FLAG_TSYNC a filter reaches every thread at once.
  * A program that installs a filter with a system-call instruction of its
- * own bypasses the C library and is not seen (docs/preload.md, "Seccomp").
+ * own bypasses the C library and is not seen: PAGECLEAR_PRELOAD_CALLS=0
+ * turns the calls off from the start (docs/preload.md, "Seccomp").
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "seccomp.h"
 
 #define PCI_EXPORT __attribute__((visibility("default")))
@@ -156,6 +158,11 @@ int pci_preload_calls_init(void)
     (void)next_of(&next_syscall, "syscall");
     if (atomic_load(&refused) != NULL)
         return -1; /* a constructor before this one installed a filter */
+    /* For a program that installs its filter past the C library. */
+    if (!pci_env_switch("PAGECLEAR_PRELOAD_CALLS", 1)) {
+        seal("PAGECLEAR_PRELOAD_CALLS=0");
+        return 0;
+    }
     int saved = errno;
     int mode = status_mode();
     errno = saved;

@@ -5,8 +5,8 @@
 #            (tests/preload/calloc_loop.c), under glibc's malloc, jemalloc
 #            and mimalloc (Debian's libjemalloc2 and libmimalloc2.0,
 #            LD_PRELOAD), each alone and with the preload before it in
-#            LD_PRELOAD, PAGECLEAR_PRELOAD_SKIP_ABSENT on (and off, for
-#            mimalloc). One process per contender and round, the
+#            LD_PRELOAD, first touches skipped (and stored, "skip off", for
+#            mimalloc: PAGECLEAR_PRELOAD_FIRST_TOUCH). One process per contender and round, the
 #            contenders in turn, ROUNDS rounds; each process makes CALLS
 #            calls and its first is dropped (the allocator's and the
 #            preload's first use). Every call maps fresh memory: first
@@ -83,7 +83,7 @@ calloc_part() {
     local pre=("" "$preload" "$lib/libjemalloc.so.2" "$preload:$lib/libjemalloc.so.2"
                "$lib/libmimalloc.so.2" "$preload:$lib/libmimalloc.so.2"
                "$preload:$lib/libmimalloc.so.2")
-    local skip=(0 1 0 1 0 0 1)
+    local skip=(store skip store skip store store skip) # off: the C library's stores
     for f in "$lib/libjemalloc.so.2" "$lib/libmimalloc.so.2"; do
         [ -f "$f" ] || { echo "no $f: apt-get install libjemalloc2 libmimalloc2.0" >&2; exit 1; }
     done
@@ -93,7 +93,7 @@ calloc_part() {
         for i in "${!names[@]}"; do
             # A library the loader cannot preload is only a warning to it:
             # here it would time the wrong contender, so it ends the run.
-            env ${pre[$i]:+LD_PRELOAD="${pre[$i]}"} PAGECLEAR_PRELOAD_SKIP_ABSENT="${skip[$i]}" \
+            env ${pre[$i]:+LD_PRELOAD="${pre[$i]}"} PAGECLEAR_PRELOAD_FIRST_TOUCH="${skip[$i]}" \
                 "$build/tests/preload/calloc_loop" "$calls" 2> "$tmp/err" | tail -n +2 >> "$tmp/$i"
             if grep -q "cannot be preloaded" "$tmp/err"; then
                 cat "$tmp/err" >&2; exit 1

@@ -10,7 +10,8 @@ are built from the records alone (the fields that vary become the rows
 and columns), so a workload this script has never heard of gets a table
 too; a record it cannot read is counted, never fatal. docs/results/README.md
 sets the machines side by side, and README.md's table of gains is the
-block between its `<!-- results: ... -->` markers.
+block between its `<!-- results: ... -->` markers. The real programs'
+pages and README's table of them come from scripts/results_real.py.
 
 Usage: scripts/results_pages.py            write the pages
        scripts/results_pages.py --check    fail if a committed page differs
@@ -26,6 +27,8 @@ import pathlib
 import re
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
+
+import results_real
 
 SRC = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = SRC / "docs" / "results"
@@ -365,7 +368,8 @@ def expected() -> Dict[pathlib.Path, str]:
     machines = {p.stem: load(p) for p in sorted((RESULTS / "data").glob("*.json"))}
     pages = {RESULTS / f"{n}.md": page(n, d) for n, d in machines.items()}
     pages[RESULTS / "README.md"] = index(machines)
-    pages[README] = splice_readme(README.read_text(), machines)
+    pages[README] = results_real.splice_readme(splice_readme(README.read_text(), machines))
+    pages.update(results_real.pages())
     return pages
 
 
@@ -374,7 +378,7 @@ def main() -> int:
     p.add_argument("--check", action="store_true", help="compare, write nothing")
     a = p.parse_args()
     want = expected()
-    stale = [q for q in RESULTS.glob("*.md") if q not in want]
+    stale = [q for q in [*RESULTS.glob("*.md"), *results_real.REAL.glob("*.md")] if q not in want]
     if not a.check:
         for path, text in want.items():
             if not path.exists() or path.read_text() != text:

@@ -7,6 +7,8 @@
 # every case and every mode the program exits and prints what it does
 # without the preload; where the preload saw the filter, its stats say
 # that its calls are off, and its large calls still went through pageclear.
+# A filter installed past the C library is the one the preload cannot see:
+# PAGECLEAR_PRELOAD_CALLS=0 runs that program as it runs without it.
 # Usage: preload_seccomp.sh PRELOAD SECCOMP_TARGET SANITIZED PAGECLEAR
 set -u
 preload="$1" target="$2" sanitized="$3" bin="$4"
@@ -81,6 +83,17 @@ for call in mincore ioctl madvise sigaltstack; do
             "$target" run none - -
         same pcexec
     done
+done
+# A filter installed past the C library is not seen: PAGECLEAR_PRELOAD_CALLS=0
+# is the user's way to say so.
+for call in mincore madvise openat; do
+    label="raw $call kill"
+    outcome plain "$target" run raw "$call" kill
+    outcome calls0 env LD_PRELOAD="$preload" PAGECLEAR_PRELOAD_CALLS=0 PAGECLEAR_PRELOAD_STATS=1 \
+        "$target" run raw "$call" kill
+    same calls0
+    grep -q '^pageclear-preload: system calls: off: PAGECLEAR_PRELOAD_CALLS=0' "$tmp/calls0.err" ||
+        bad "$label: the stats do not say the calls are off"
 done
 label="no filter"
 # No filter: the calls are on, and the default populates the first touch.

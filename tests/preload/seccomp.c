@@ -8,7 +8,9 @@
  *   preload_seccomp run HOW CALL ACTION
  *       HOW: none (no filter), prctl, syscall (seccomp(2) through the C
  *       library), tsync (seccomp(2) with SECCOMP_FILTER_FLAG_TSYNC while
- *       another thread zeroes fresh memory in a loop). Then zeroes 64 MiB
+ *       another thread zeroes fresh memory in a loop), raw (seccomp(2)
+ *       through the C library's own syscall, past the symbol the loader
+ *       binds, as a program with system calls of its own installs it). Then zeroes 64 MiB
  *       of fresh and 64 MiB of resident memory, fills 64 MiB of resident
  *       memory with a byte, checks every byte, and prints the count of
  *       SIGSYS it caught (TRAP) and "ok".
@@ -19,6 +21,7 @@
  * errno (EPERM). Exit status 0 when every byte is right; a killed program
  * dies of SIGSYS.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -88,8 +91,20 @@ static unsigned action_of(const char *name)
     return 0;
 }
 
+/* seccomp(2) past the symbol every object binds to (the preload's, under
+ * it): the C library's own syscall, asked of libc.so.6 itself, as a
+ * runtime with system calls of its own would bypass an interposer. */
+static long raw_seccomp(unsigned long op, unsigned long flags, void *arg)
+{
+    void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    long (*f)(long, ...) = libc == NULL ? NULL : (long (*)(long, ...))dlsym(libc, "syscall");
+    if (f == NULL)
+        die("libc.so.6's own syscall");
+    return f(SYS_seccomp, op, flags, arg);
+}
+
 /* The filter: ACTION for call nr, everything else allowed. how: 0 prctl,
- * 1 seccomp(2), 2 seccomp(2) with TSYNC. */
+ * 1 seccomp(2), 2 seccomp(2) with TSYNC, 3 seccomp(2) past the C library. */
 static void install(long nr, unsigned action, int how)
 {
 #ifdef ARCH
@@ -104,9 +119,10 @@ static void install(long nr, unsigned action, int how)
     struct sock_fprog prog = {(unsigned short)(sizeof(f) / sizeof(f[0])), f};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         die("PR_SET_NO_NEW_PRIVS");
-    long rc = how == 0 ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)
-                       : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                                 how == 2 ? SECCOMP_FILTER_FLAG_TSYNC : 0, &prog);
+    long rc = how == 0   ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)
+              : how == 3 ? raw_seccomp(SECCOMP_SET_MODE_FILTER, 0, &prog)
+                         : syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                   how == 2 ? SECCOMP_FILTER_FLAG_TSYNC : 0, &prog);
     if (rc != 0)
         die("installing the filter");
 #else
@@ -175,7 +191,10 @@ int main(int argc, char **argv)
             die("pthread_create");
         if (strcmp(how, "none") != 0)
             install(call_nr(argv[3]), action_of(argv[4]),
-                    strcmp(how, "prctl") == 0 ? 0 : strcmp(how, "syscall") == 0 ? 1 : 2);
+                    strcmp(how, "prctl") == 0     ? 0
+                    : strcmp(how, "syscall") == 0 ? 1
+                    : strcmp(how, "raw") == 0     ? 3
+                                                  : 2);
         if (strcmp(how, "tsync") == 0) {
             usleep(20000);
             stop = 1;
