@@ -23,8 +23,16 @@
  * that does not answer) nothing is written and the C library's memset
  * does it, as under store. Under store with the stats on, the same calls
  * get a dry run of populate, so a user sees what the default would do.
+ *
+ * The proof's one costly part reads /proc/self/smaps up to the range,
+ * which walks the page tables of the mappings below it, a cost per
+ * resident page; populating saves a cost per populated page. A process
+ * whose resident memory is over RESIDENT_MAX times the call's length
+ * leaves the call to the C library, as under store, where the walk could
+ * cost what populating saves.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -38,13 +46,19 @@
 #include "seccomp.h"
 #include "stats.h"
 
+/* At most half the ratio of the two costs that tests/bench_first_touch.c
+ * measures (tests/data/first-touch-cost.txt holds its runs): the resident
+ * memory may all lie below the range. */
+#define RESIDENT_MAX 16
+
 static enum pci_first_touch mode = PCI_FT_POPULATE;
 static const char *const mode_word[] = {"store", "populate", "skip"};
 static uintptr_t page_size = 4096;
 
 /* Calls pc_clear_present took (or its dry run), and the bytes it
- * populated, skipped and stored; calls it refused. Lock-free. */
-static _Atomic unsigned long long calls, populated, skipped, cleared, refused;
+ * populated, skipped and stored; calls it refused; calls left to the C
+ * library for the process's size. Lock-free. */
+static _Atomic unsigned long long calls, populated, skipped, cleared, refused, costly;
 
 void pci_preload_first_touch_init(void)
 {
@@ -75,6 +89,28 @@ static int on_signal_stack(void)
     return sigaltstack(NULL, &ss) != 0 || (ss.ss_flags & SS_ONSTACK) != 0;
 }
 
+/* The process's resident bytes, from /proc/self/statm's second field
+ * (a counter the kernel keeps: no walk), or SIZE_MAX where unreadable. */
+static size_t resident(void)
+{
+    char buf[128];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return SIZE_MAX;
+    ssize_t k = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (k <= 0)
+        return SIZE_MAX;
+    buf[k] = '\0';
+    const char *at = buf;
+    while (*at != ' ' && *at != '\0')
+        at++;
+    size_t pages = 0;
+    for (at++; *at >= '0' && *at <= '9'; at++)
+        pages = pages * 10 + (size_t)(*at - '0');
+    return pages > SIZE_MAX / page_size ? SIZE_MAX : pages * page_size;
+}
+
 static void count(int rc, const struct pc_present_report *r)
 {
     atomic_fetch_add_explicit(rc == 0 ? &calls : &refused, 1, memory_order_relaxed);
@@ -93,6 +129,11 @@ static int first_touch(void *s, int c, size_t n)
         return 0;
     if (mode == PCI_FT_STORE && !pci_preload_stats_on)
         return 0;
+    if (resident() / RESIDENT_MAX > n) {
+        if (pci_preload_stats_on)
+            atomic_fetch_add_explicit(&costly, 1, memory_order_relaxed);
+        return 0;
+    }
     int flags = PC_PRESENT_NO_FALLBACK | (mode == PCI_FT_SKIP ? 0 : PC_PRESENT_POPULATE) |
                 (mode == PCI_FT_STORE ? PC_PRESENT_DRY_RUN : 0);
     struct pc_present_report r;
@@ -119,17 +160,17 @@ static void put(const char *line, int k, size_t cap)
 void pci_preload_first_touch_print(void)
 {
     /* Under store the counts are a dry run of populate: what it would do. */
-    static const char *const done[] = {"populated", "skipped", "cleared", "refused"};
+    static const char *const done[] = {"populated", "skipped", "cleared", "refused", "costly"};
     static const char *const would[] = {"would-populate", "would-skip", "would-clear",
-                                        "would-refuse"};
+                                        "would-refuse", "costly"};
     const char *const *w = mode == PCI_FT_STORE ? would : done;
     char line[256];
     int k = snprintf(line, sizeof(line),
                      "pageclear-preload: first-touch %s: calls %llu %s %llu %s %llu %s %llu %s "
-                     "%llu\n",
+                     "%llu %s %llu\n",
                      mode_word[mode], atomic_load(&calls), w[0], atomic_load(&populated), w[1],
                      atomic_load(&skipped), w[2], atomic_load(&cleared), w[3],
-                     atomic_load(&refused));
+                     atomic_load(&refused), w[4], atomic_load(&costly));
     put(line, k, sizeof(line));
     const char *why = pci_preload_calls_why();
     k = snprintf(line, sizeof(line), "pageclear-preload: system calls: %s%s\n",

@@ -104,6 +104,11 @@ check badv populate
 "$bin" exec --lib "$preload" --first-touch=lazy -- "$target" > "$tmp/badx.out" 2>&1 &&
     bad "exec --first-touch=lazy accepted"
 grep -q "first-touch" "$tmp/badx.out" || bad "exec --first-touch=lazy: no message"
+# A process whose resident memory is over 16 times the call: left to the C
+# library (preload/first_touch.c, RESIDENT_MAX), and counted.
+run large env LD_PRELOAD="$preload" "$target" large
+[ "$(field large costly)" = 1 ] && [ "$(field large populated)" = 0 ] ||
+    bad "large: $(grep first-touch "$tmp/large.err")"
 # Without the stats nothing is printed, and the mode still works.
 run quiet env LD_PRELOAD="$preload" PAGECLEAR_PRELOAD_STATS= PAGECLEAR_PRELOAD_FIRST_TOUCH=skip \
     "$target"
