@@ -22,7 +22,7 @@ void pci_preload_count(enum pci_preload_route r, size_t n);
 
 /* Print the counts on stderr, one line per size class; min is the
  * threshold in force (SIZE_MAX: everything went to the C library, why
- * says why), then the line of PAGECLEAR_PRELOAD_SKIP_ABSENT (skip.c). */
+ * says why), then the first touches' and system calls' lines (first_touch.c). */
 void pci_preload_stats_print(size_t min, const char *why);
 
 #pragma GCC visibility pop
