@@ -5,7 +5,8 @@
  * (serve/serve_proto.c), and the library's client (pc_serve_get) against a
  * scripted daemon in a thread: every refusal turns into its errno, and a
  * reply that is not the protocol, or a descriptor that is not what it
- * promises, into EPROTO with nothing leaked. The daemon itself, with real
+ * promises, into EPROTO with nothing leaked; a socket served by an
+ * untrusted uid into EPERM with nothing sent. The daemon itself, with real
  * huge pages, is tests/serve.sh.
  */
 #include <errno.h>
@@ -13,7 +14,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include "harness.h"
 #include "serve_config.h"
@@ -218,6 +221,9 @@ static void test_client(void)
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof(path), "%s/sock", dir);
     setenv("PAGECLEAR_SOCKET", path, 1);
+    char uid[16]; /* the scripted daemon is this process: trusted by its uid if not root */
+    snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+    setenv("PAGECLEAR_SERVE_UID", uid, 1);
     int fd = 12345;
     CHECK_EQ(pc_serve_get(0, 0, 0, &fd), -EINVAL);
     CHECK_EQ(pc_serve_get(1, 4096, 0, &fd), -EINVAL);
@@ -265,11 +271,93 @@ static void test_client(void)
     rmdir(dir);
 }
 
+/* The impostor's side: listen on path as uid (root drops to it), tell
+ * ready, then take `quiet` connections that must send nothing before they
+ * close, and one request answered NOMEM. Exits 0 if so. */
+static void impostor(const char *path, uid_t uid, int ready, int quiet)
+{
+    if (getuid() == 0 && (setgid((gid_t)uid) != 0 || setuid(uid) != 0))
+        _exit(3);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+    int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(l, 8) != 0 ||
+        write(ready, "", 1) != 1)
+        _exit(4);
+    uint8_t m[2 * SERVE_MSG_SIZE];
+    for (int i = 0; i <= quiet; i++) {
+        int s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+        ssize_t n = s >= 0 ? recv(s, m, sizeof(m), 0) : -1;
+        if (i < quiet && n != 0)
+            _exit(5); /* a request reached the impostor */
+        if (i == quiet) {
+            serve_reply_encode(m, SERVE_E_NOMEM, 0, 0);
+            if (n != SERVE_MSG_SIZE || send(s, m, SERVE_MSG_SIZE, MSG_NOSIGNAL) != SERVE_MSG_SIZE)
+                _exit(6);
+        }
+        close(s);
+    }
+    _exit(0);
+}
+
+/* A socket served by another uid than root and PAGECLEAR_SERVE_UID is
+ * refused (EPERM) before anything is sent; the uid the variable names is
+ * trusted; a variable that is not a uid is no trust at all. As root, the
+ * impostor is uid 65534; otherwise this test's own uid, which nothing
+ * trusts unless the variable names it. */
+static void test_impostor(void)
+{
+    char dir[] = "/tmp/pc-test-serve-imp-XXXXXX", path[108], num[16];
+    CHECK(mkdtemp(dir) != NULL && chmod(dir, 0777) == 0); /* for uid 65534 */
+    snprintf(path, sizeof(path), "%s/sock", dir);
+    setenv("PAGECLEAR_SOCKET", path, 1);
+    uid_t other = getuid() == 0 ? 65534 : getuid();
+    static const char *const distrust[] = {NULL, "", "abc", "12x", "-1", "0", "4294967295",
+                                           "99999999999999999999"};
+    const int quiet = (int)(sizeof(distrust) / sizeof(distrust[0])) + 1;
+    int ready[2];
+    CHECK(pipe2(ready, O_CLOEXEC) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0)
+        impostor(path, other, ready[1], quiet);
+    char b;
+    CHECK(read(ready[0], &b, 1) == 1);
+    int low = next_fd(), fd = 12345;
+    for (int i = 0; i < quiet; i++) {
+        if (i == quiet - 1) { /* a uid, but not the impostor's */
+            snprintf(num, sizeof(num), "%u", (unsigned)other + 1);
+            setenv("PAGECLEAR_SERVE_UID", num, 1);
+        } else if (distrust[i] == NULL) {
+            unsetenv("PAGECLEAR_SERVE_UID");
+        } else {
+            setenv("PAGECLEAR_SERVE_UID", distrust[i], 1);
+        }
+        CHECK_EQ(pc_serve_get(3 << 20, 0, 0, &fd), -EPERM);
+        CHECK(fd == 12345 && next_fd() == low);
+    }
+    snprintf(num, sizeof(num), "%u", (unsigned)other);
+    setenv("PAGECLEAR_SERVE_UID", num, 1);
+    CHECK_EQ(pc_serve_get(3 << 20, 0, 0, &fd), -ENOMEM); /* trusted: its answer */
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "the impostor: status %#x (5: a request reached it)\n", status);
+        exit(1);
+    }
+    close(ready[0]);
+    close(ready[1]);
+    unsetenv("PAGECLEAR_SERVE_UID");
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_config();
     test_proto();
     test_client();
-    printf("ok: serve configuration, protocol, client errors\n");
+    test_impostor();
+    printf("ok: serve configuration, protocol, client errors, impostor refused\n");
     return 0;
 }

@@ -153,6 +153,9 @@ int main(void)
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof(path), "%s/sock", dir);
     setenv("PAGECLEAR_SOCKET", path, 1);
+    char uid[16]; /* the daemon is this process: trusted by its uid if not root */
+    snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+    setenv("PAGECLEAR_SERVE_UID", uid, 1);
     serve_log_level = SERVE_WARNING; /* a refusal is an info line each */
     test_busy(path);
     test_extra_message(path);
