@@ -124,13 +124,13 @@ static void log_outcome(struct serve_conn *c, const struct serve_request *r,
             snprintf(lim, sizeof(lim), "unlimited");
         else
             serve_log_size(l, lim, sizeof(lim));
-        serve_log(SERVE_INFO, "uid %u pid %d: refused %s of %s pages: over the quota "
-                  "(holds %s of %s, or %d grants)", (unsigned)c->cred.uid, (int)c->cred.pid,
-                  sz, page, held, lim, SERVE_UID_GRANTS);
+        serve_log_refusal("uid %u pid %d: refused %s of %s pages: over the quota "
+                          "(holds %s of %s, or %d grants)", (unsigned)c->cred.uid,
+                          (int)c->cred.pid, sz, page, held, lim, SERVE_UID_GRANTS);
     } else {
-        serve_log(SERVE_INFO, "uid %u pid %d: refused %s of %s pages: %s (%s)",
-                  (unsigned)c->cred.uid, (int)c->cred.pid, sz, page, serve_status_text(o->st),
-                  o->source != NULL ? o->source : "-");
+        serve_log_refusal("uid %u pid %d: refused %s of %s pages: %s (%s)",
+                          (unsigned)c->cred.uid, (int)c->cred.pid, sz, page,
+                          serve_status_text(o->st), o->source != NULL ? o->source : "-");
     }
 }
 
@@ -143,31 +143,26 @@ static void handle_get(struct serve_conn *c, const struct serve_request *r)
     int grant = serve_quota_reserve(&d->quota, c->cred.uid, o.size);
     if (grant < 0)
         o.st = SERVE_E_QUOTA;
-    else if (c->pidfd < 0 && serve_config_quota(&d->cfg, c->cred.uid) != SERVE_UNLIMITED) {
-        /* Without the process there is no telling when to release it. */
-        serve_log(SERVE_WARNING, "uid %u: no pidfd for the client process: cannot count "
-                  "its memory against the quota", (unsigned)c->cred.uid);
-        o.st = SERVE_E_QUOTA;
-    } else {
+    else
         find_memory(c, r, &o);
+    if (o.st == SERVE_OK && serve_quota_hold(&d->quota, grant, o.fd) != 0) {
+        /* Memory that could not be counted is not handed out. */
+        o.st = SERVE_E_NOMEM;
+        o.source = "its memory could not be counted";
+    } else if (grant >= 0 && o.st != SERVE_OK) {
+        serve_quota_cancel(&d->quota, grant);
     }
     if (o.st != SERVE_OK) {
         serve_reply_error(c->fd, o.st);
     } else if ((errno = reply_fd(c->fd, r, o.size, o.fd)) != 0) {
-        serve_log(SERVE_INFO, "uid %u pid %d: gone before the reply (%s); its memory goes "
-                  "back to the kernel", (unsigned)c->cred.uid, (int)c->cred.pid,
-                  strerror(errno));
-        o.st = SERVE_E_NOMEM; /* for the quota below; nothing to log twice */
-        o.source = NULL;
+        /* The watch releases the grant as the daemon closes the memory. */
+        serve_log_refusal("uid %u pid %d: gone before the reply (%s); its memory goes back "
+                          "to the kernel", (unsigned)c->cred.uid, (int)c->cred.pid,
+                          strerror(errno));
+        o.source = NULL; /* nothing to log twice */
     }
     if (o.fd >= 0)
         close(o.fd); /* the client's now, or nobody's: never the daemon's */
-    if (grant >= 0 && o.st == SERVE_OK && c->pidfd >= 0) {
-        serve_quota_hold(&d->quota, grant, c->pidfd);
-        c->pidfd = -1;
-    } else if (grant >= 0) {
-        serve_quota_cancel(&d->quota, grant);
-    }
     if (o.source != NULL || o.st == SERVE_E_QUOTA)
         log_outcome(c, r, &o, serve_now_ns() - t0);
 }
@@ -202,8 +197,9 @@ void *serve_conn_main(void *arg)
         if (st == SERVE_OK) {
             handle_get(c, &r);
         } else {
-            serve_log(SERVE_INFO, "uid %u pid %d: refused a request of %zd bytes: %s",
-                      (unsigned)c->cred.uid, (int)c->cred.pid, n, serve_status_text(st));
+            serve_log_refusal("uid %u pid %d: refused a request of %zd bytes: %s",
+                              (unsigned)c->cred.uid, (int)c->cred.pid, n,
+                              serve_status_text(st));
             serve_reply_error(c->fd, st);
         }
     }

@@ -28,6 +28,7 @@ struct serve_daemon {
     struct serve_reserve reserve[SERVE_NPAGES];
     unsigned reserves; /* how many were started */
     struct serve_quota quota;
+    int quota_ready; /* set up: destroyed at the end */
     pthread_mutex_t lock; /* conns and conn_fds */
     pthread_cond_t idle;  /* signalled as connections end */
     unsigned conns;

@@ -136,6 +136,48 @@ quota) # a uid holds its quota while its process lives, and gets it back when it
     get 4M -- true || no "the quota was not released when the holder exited"
     grep -q "over the quota (holds 4MiB of 6MiB" "$tmp/log" || no "no quota log line"
     stop ;;
+quota_fork) # a grant counts while its memory exists: passed to a child, then only mapped
+    start 'reserve.2M = 4M 4M\nquota = 6M\n'
+    wait_log "reserve of 2MiB pages full"
+    # The asker exits at once; its child maps the memory, closes the
+    # descriptor and holds only the mapping until told.
+    get 4M -- sh -c "$client hold \$PAGECLEAR_FD $tmp & exit 0" || no "get 4M"
+    for _ in $(seq 1200); do [ -e "$tmp/held" ] && break; sleep 0.1; done
+    [ -e "$tmp/held" ] || no "the child did not hold the 4M"
+    err=$(get 4M -- true 2>&1); rc=$?
+    [ $rc -eq 1 ] && echo "$err" | grep -q "over this user's quota" ||
+        no "the asker gone, its child's 4M must still count: exit $rc: $err"
+    : > "$tmp/release"
+    for _ in $(seq 600); do get 4M -- true 2>/dev/null && break; sleep 0.1; done
+    get 4M -- true || no "the quota was not released when the memory went"
+    stop ;;
+tenants) # uids at once are bounded: past it, a clear refusal; a tenant's memory keeps it one
+    chmod 711 "$tmp"
+    start "reserve.2M = 4M\ntenants = 1\ngroup = 65534\n"
+    wait_log "reserve of 2MiB pages full"
+    get 4M -- sh -c "$client hold \$PAGECLEAR_FD $tmp & exit 0" || no "get 4M"
+    for _ in $(seq 1200); do [ -e "$tmp/held" ] && break; sleep 0.1; done
+    err=$(setpriv --reuid 65534 --regid 65534 --clear-groups "$bin" get 2M -- true 2>&1) &&
+        no "a second tenant was served past tenants = 1"
+    echo "$err" | grep -q "busy" || no "a second tenant: $err"
+    grep -q "uid 65534 pid [0-9]*: refused a connection: 1 uids are tenants already (tenants = 1)" \
+        "$tmp/log" || no "no log line for the tenant refused"
+    : > "$tmp/release"
+    for _ in $(seq 600); do setpriv --reuid 65534 --regid 65534 --clear-groups "$bin" get 2M -- true 2>/dev/null && break; sleep 0.1; done
+    setpriv --reuid 65534 --regid 65534 --clear-groups "$bin" get 2M -- true ||
+        no "the second tenant was not served once the first one's memory went"
+    stop ;;
+refusal_log) # refusals are logged at refusal_log_rate, and the rest counted, not lost
+    start 'refusal_log_rate = 1\n'
+    $client garbage 200 >/dev/null || no "200 malformed requests"
+    sleep 1.5 # a token for the next refusal
+    $client garbage 1 >/dev/null || no "one more"
+    logged=$(grep -c "refused a request of 6 bytes" "$tmp/log")
+    dropped=$(sed -n 's/.*: \([0-9]*\) refusals not logged (refusal_log_rate = 1 a second)$/\1/p' "$tmp/log" |
+              awk '{n += $1} END {print n + 0}')
+    [ "$dropped" -gt 0 ] && [ $((logged + dropped)) -eq 201 ] ||
+        no "201 refusals: $logged logged, $dropped counted as not logged"
+    stop ;;
 malformed) # each refused with its status, nothing handed out, the daemon serves on
     grp=root
     getent group daemon >/dev/null && grp=daemon # a group the daemon is not in
