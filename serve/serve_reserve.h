@@ -50,11 +50,12 @@ int serve_reserve_start(struct serve_reserve *r, int page, const uint64_t *block
  * their pages go back to the kernel. */
 void serve_reserve_stop(struct serve_reserve *r);
 
-/* Take a block holding at least size bytes: the smallest ready one, else
- * one being filled that has them (waiting for the worker's current step to
- * end). Returns 0 with its memfd in *fd (the caller owns it) and its size
- * in *filled; -ENOENT if no block has size bytes. The worker starts to
- * refill at once. */
+/* Take a block holding at least size bytes and at most twice as many (a
+ * request never discards more of the reserve than it takes): the smallest
+ * ready one, else one being filled that has them (waiting for the worker's
+ * current step to end). Returns 0 with its memfd in *fd (the caller owns
+ * it) and its size in *filled; -ENOENT if no block fits. The worker starts
+ * to refill at once. */
 int serve_reserve_take(struct serve_reserve *r, uint64_t size, int *fd, uint64_t *filled);
 
 /* Bytes in blocks that are full; the last block fill's bytes and

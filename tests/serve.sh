@@ -233,8 +233,22 @@ one_gib) # 1 GiB pages, where one can be had: from the reserve, zeroed, and give
     grep -q "size 1073741824$" "$tmp/out" || no "not one whole 1 GiB page: $(cat "$tmp/out")"
     stop
     [ "$(cat "$g/free_hugepages")" -eq "$gfree" ] || no "the 1 GiB page was not given back" ;;
+small_request) # a request never empties a block more than twice its size
+    start 'reserve.2M = 16M\n'
+    wait_log "reserve of 2MiB pages full"
+    err=$(get 1 --reserve-only -- true 2>&1) && no "1 byte took the 16M block"
+    echo "$err" | grep -q "has no 1B of 2MiB pages" || no "1 byte, reserve only: $err"
+    get 1 -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "1 byte, filled at request time"
+    grep -q "2MiB of 2MiB pages filled at request time" "$tmp/log" || no "1 byte was not filled at request time"
+    [ "$(meminfo Free)" -eq $((free0 - 8)) ] || no "the 16M block is not whole (Free $(meminfo Free), was $free0)"
+    err=$(get 6M --reserve-only -- true 2>&1) && no "6M took the 16M block"
+    get 8M --reserve-only -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null ||
+        no "8M, half the block, was not served from it"
+    stop ;;
 short_reserve) # more reserve than huge pages: a clear log line, and the service serves on
-    start "reserve.2M = $((2 * (free0 + 8)))M\n"
+    # The 4M block fills first; the other, larger than the pages there are,
+    # fills as far as they go.
+    start "reserve.2M = 4M $((2 * (free0 + 8)))M\n"
     wait_log "raise /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
     grep "filled: the kernel has no free pages left" "$tmp/log" || no "no clear log line"
     get 4M --reserve-only -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "nothing served from a short reserve"
