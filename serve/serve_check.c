@@ -5,8 +5,10 @@
  * what the host lacks for it (huge pages) and whose cgroups pay for what.
  */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "serve_cgroup.h"
 #include "serve_config.h"
 #include "serve_log.h"
 
@@ -52,6 +54,55 @@ static const char *quota_text(uint64_t q, char *buf, size_t n)
     return q == SERVE_UNLIMITED ? "unlimited" : serve_log_size(q, buf, n);
 }
 
+/* The cgroup hierarchies, and the daemon's own v2 cgroup. */
+static void print_cgroups(const struct serve_cg_mounts *m)
+{
+    char text[SERVE_CG_FILE], own[SERVE_CG_PATH] = "-";
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    size_t n = f != NULL ? fread(text, 1, sizeof(text) - 1, f) : 0, pos = 0;
+    struct serve_cg_line l;
+    if (f != NULL)
+        fclose(f);
+    while (serve_cg_line_next(text, n, &pos, &l) == 1)
+        if (l.id == 0 && l.ctrl_len == 0)
+            snprintf(own, sizeof(own), "%.*s", (int)l.path_len, l.path);
+    if (m->n == 0)
+        printf("cgroups          none mounted: nothing is charged to anyone's cgroups\n");
+    for (unsigned i = 0; i < m->n; i++) {
+        const char *opts = m->m[i].opts, *ctrl = strchr(opts, ',');
+        printf("cgroups          %s %s", m->m[i].v2 ? "v2" : "v1", m->m[i].dir);
+        if (m->m[i].v2)
+            printf(" (the daemon's: %s%s)\n", own,
+                   m->hugetlb_in_memcg ? "; hugetlb charged to memory too" : "");
+        else
+            printf(" (%s)\n", ctrl != NULL ? ctrl + 1 : opts);
+    }
+}
+
+/* Whose cgroups pay for the fills and the reserve. */
+static void print_charging(const struct serve_config *c)
+{
+    int reserve = c->nblocks[0] + c->nblocks[1] > 0;
+    if (c->charge == SERVE_CHARGE_TENANT)
+        printf("charge           tenant: a fill at request time runs in a process placed in "
+               "the requester's cgroups and is charged there, its pages and CPU time, for as "
+               "long as the memory exists: their limits hold\n");
+    else
+        printf("charge           daemon: fills are charged to the daemon's cgroups: a "
+               "tenant's own limits do not hold for memory from the service\n");
+    if (!reserve)
+        printf("reserve_for      %s (no reserve)\n",
+               c->reserve_for == SERVE_FOR_ALL ? "all" : "unlimited");
+    else if (c->reserve_for == SERVE_FOR_UNLIMITED)
+        printf("reserve_for      unlimited: the reserve is filled ahead by the daemon and stays "
+               "charged to the daemon's cgroups once handed out; only requesters whose cgroups "
+               "set no limit on huge pages of that size take from it\n");
+    else
+        printf("reserve_for      all: the reserve is filled ahead by the daemon and stays "
+               "charged to the daemon's cgroups once handed out, to any requester: a tenant's "
+               "own limits do not hold for memory from the reserve\n");
+}
+
 int serve_check_config(const char *path, const struct serve_config *c)
 {
     char s[32], exe[4096];
@@ -75,5 +126,9 @@ int serve_check_config(const char *path, const struct serve_config *c)
     printf("tenants          %u uids at once\n", c->tenants);
     printf("grants           %u at once\n", c->grants);
     printf("refusal_log_rate %u lines per second\n", c->log_rate);
+    print_charging(c);
+    struct serve_cg_mounts m;
+    if (serve_cg_mounts_read(&m) == 0)
+        print_cgroups(&m);
     return 0;
 }

@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "serve_cgroup.h"
 #include "serve_daemon.h"
 #include "serve_log.h"
 #include "serve_proto.h"
@@ -73,6 +74,80 @@ static int reply_fd(int sock, const struct serve_request *r, uint64_t size, int 
     return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(msg) ? 0 : errno;
 }
 
+/* The requester's cgroups, read once per request when first needed. */
+struct tenant_ctx {
+    struct serve_tenant t;
+    int state; /* 0: not read yet; 1: open; else the negative errno */
+};
+
+static int tenant(struct serve_conn *c, struct tenant_ctx *tc)
+{
+    if (tc->state == 0) {
+        int rc = serve_tenant_open(&c->d->mounts, c->pidfd, c->cred.pid, &tc->t);
+        tc->state = rc == 0 ? 1 : rc;
+        if (rc != 0)
+            serve_log_refusal("uid %u pid %d: cannot read its cgroups: %s",
+                              (unsigned)c->cred.uid, (int)c->cred.pid, strerror(-rc));
+    }
+    return tc->state == 1 ? 0 : tc->state;
+}
+
+/* May the requester take a block of the reserve, which stays charged to
+ * the daemon's cgroups? Not if its cgroups limit its hugetlb memory (with
+ * reserve_for = unlimited): its memory is filled in its cgroups instead,
+ * where the limit holds. A requester whose cgroups cannot be read is taken
+ * to be limited. */
+static int may_take_reserve(struct serve_conn *c, struct tenant_ctx *tc, int page)
+{
+    struct serve_daemon *d = c->d;
+    uint64_t room;
+    if (d->reserve[page].nblocks == 0 || d->cfg.reserve_for == SERVE_FOR_ALL)
+        return d->reserve[page].nblocks > 0;
+    return tenant(c, tc) == 0 && !serve_tenant_limit(&d->mounts, &tc->t, page, &room);
+}
+
+/* Is size over what the requester's cgroups have room for? */
+static int over_limit(struct serve_conn *c, struct tenant_ctx *tc, int page, uint64_t size)
+{
+    uint64_t room;
+    return tenant(c, tc) == 0 && serve_tenant_limit(&c->d->mounts, &tc->t, page, &room) &&
+           room < size;
+}
+
+/* A fill at request time, charged to the requester's cgroups unless
+ * charge = daemon. */
+static void fill_now(struct serve_conn *c, struct tenant_ctx *tc, int page, struct outcome *o)
+{
+    struct serve_daemon *d = c->d;
+    int tenant_pays = d->cfg.charge == SERVE_CHARGE_TENANT;
+    o->source = "filled at request time";
+    if (tenant_pays && tenant(c, tc) != 0) {
+        o->st = SERVE_E_NOMEM;
+        o->source = "its cgroups, to charge the fill to, cannot be read";
+        return;
+    }
+    if (tenant_pays && over_limit(c, tc, page, o->size)) {
+        o->st = SERVE_E_QUOTA;
+        o->source = "over its cgroup's limit on huge pages of that size";
+        return;
+    }
+    int rc = serve_fill_fresh(page, o->size, tenant_pays ? &tc->t : NULL, &d->stopping, &o->fd);
+    if (rc == 0)
+        return;
+    o->fd = -1;
+    o->st = rc == -EOPNOTSUPP ? SERVE_E_NOTSUP : SERVE_E_NOMEM;
+    o->source = rc == -ENOMEM ? "not in the reserve, too few free pages"
+                              : "not in the reserve, cannot fill now";
+    if (rc == -ENOMEM && tenant_pays && over_limit(c, tc, page, o->size)) {
+        o->st = SERVE_E_QUOTA; /* the limit was reached while it filled */
+        o->source = "over its cgroup's limit on huge pages of that size";
+    } else if (rc != -ENOMEM && rc != -EOPNOTSUPP && rc != -ECANCELED) {
+        serve_log(SERVE_ERR, "fill at request time%s: %s",
+                  tenant_pays && serve_tenant_elsewhere(&tc->t) ? " in the tenant's cgroups" : "",
+                  strerror(-rc));
+    }
+}
+
 /* Memory for r: a block of the reserve, else (if allowed) a fill now. */
 static void find_memory(struct serve_conn *c, const struct serve_request *r,
                         struct outcome *o)
@@ -80,24 +155,22 @@ static void find_memory(struct serve_conn *c, const struct serve_request *r,
     struct serve_daemon *d = c->d;
     int page = serve_page_index(r->page);
     uint64_t filled;
-    if (serve_reserve_take(&d->reserve[page], o->size, &o->fd, &filled) == 0) {
+    struct tenant_ctx tc = {.state = 0};
+    int may = may_take_reserve(c, &tc, page);
+    if (may && serve_reserve_take(&d->reserve[page], o->size, &o->fd, &filled) == 0) {
         o->source = "from the reserve";
     } else if ((r->flags & SERVE_FLAG_RESERVE_ONLY) || d->cfg.on_miss == SERVE_MISS_ERROR) {
         o->st = SERVE_E_NOMEM;
-        o->source = "not in the reserve";
-        return;
+        o->source = may || d->reserve[page].nblocks == 0
+                        ? "not in the reserve"
+                        : "not in the reserve, which is not for cgroups that limit huge pages";
     } else {
-        int rc = serve_fill_fresh(page, o->size, &d->stopping, &o->fd);
-        o->source = "filled at request time";
-        if (rc != 0) {
-            o->st = rc == -EOPNOTSUPP ? SERVE_E_NOTSUP : SERVE_E_NOMEM;
-            o->source = rc == -ENOMEM ? "not in the reserve, too few free pages"
-                                      : "not in the reserve, cannot fill now";
-            if (rc != -ENOMEM && rc != -EOPNOTSUPP && rc != -ECANCELED)
-                serve_log(SERVE_ERR, "fill at request time: %s", strerror(-rc));
-            return;
-        }
+        fill_now(c, &tc, page, o);
     }
+    if (tc.state == 1)
+        serve_tenant_close(&tc.t);
+    if (o->st != SERVE_OK)
+        return;
     int rc = serve_seal(o->fd, o->size);
     if (rc != 0) {
         serve_log(SERVE_ERR, "cannot seal the memory: %s", strerror(-rc));
@@ -116,7 +189,7 @@ static void log_outcome(struct serve_conn *c, const struct serve_request *r,
     if (o->st == SERVE_OK) {
         serve_log(SERVE_INFO, "uid %u pid %d: %s of %s pages %s in %.1f ms",
                   (unsigned)c->cred.uid, (int)c->cred.pid, sz, page, o->source, (double)ns / 1e6);
-    } else if (o->st == SERVE_E_QUOTA) {
+    } else if (o->st == SERVE_E_QUOTA && o->source == NULL) {
         uint64_t h, l;
         serve_quota_usage(&c->d->quota, c->cred.uid, &h, &l);
         serve_log_size(h, held, sizeof(held));

@@ -117,6 +117,10 @@ int serve_daemon_open(struct serve_daemon *d, const struct serve_config *cfg, co
         serve_log(SERVE_ERR, "epoll: %s", strerror(errno));
         return -1;
     }
+    int rc = serve_cg_mounts_read(&d->mounts);
+    if (rc != 0)
+        serve_log(SERVE_WARNING, "cannot read the cgroup mounts (%s): fills are charged to "
+                  "the daemon", strerror(-rc));
     d->quota_ready = serve_quota_init(&d->quota, &d->cfg) == 0;
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = WATCH_TAG};
     if (!d->quota_ready || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->quota.inotify_fd, &ev) != 0)

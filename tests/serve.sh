@@ -40,8 +40,19 @@ fi
 tmp="$(mktemp -d /tmp/pc-serve-test.XXXXXX)"
 old=$(cat "$hp/nr_hugepages")
 pid=
+cg="" cg_enabled=""
 cleanup() {
     [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    if [ -n "$cg" ] && [ -d "$cg" ]; then
+        # Its processes (the holders) told to go, then killed; the cgroup
+        # removed once empty.
+        : > "$tmp/h1/release" 2>/dev/null; : > "$tmp/h2/release" 2>/dev/null
+        for _ in $(seq 50); do [ -s "$cg/cgroup.procs" ] || break; sleep 0.1; done
+        xargs -r kill -KILL < "$cg/cgroup.procs" 2>/dev/null
+        for _ in $(seq 100); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+        [ -d "$cg" ] && echo "cleanup: could not remove $cg"
+    fi
+    [ -n "$cg_enabled" ] && echo -hugetlb > "$(dirname "$cg")/cgroup.subtree_control" 2>/dev/null
     echo "$old" > "$hp/nr_hugepages"
     rm -rf "$tmp"
 }
@@ -233,6 +244,41 @@ one_gib) # 1 GiB pages, where one can be had: from the reserve, zeroed, and give
     grep -q "size 1073741824$" "$tmp/out" || no "not one whole 1 GiB page: $(cat "$tmp/out")"
     stop
     [ "$(cat "$g/free_hugepages")" -eq "$gfree" ] || no "the 1 GiB page was not given back" ;;
+cgroup_limit) # a tenant's cgroup limit holds through the daemon, forks included
+    # cgroup v2 with the hugetlb controller, where there is one: a cgroup
+    # of this run's, removed however the script ends (cleanup).
+    v2=$(awk '$9 == "cgroup2" && $4 == "/" {print $5; exit}' /proc/self/mountinfo)
+    [ -n "$v2" ] && grep -qw hugetlb "$v2/cgroup.controllers" 2>/dev/null ||
+        { echo "skip: no hugetlb controller on cgroup v2 here"; exit 77; }
+    if ! grep -qw hugetlb "$v2/cgroup.subtree_control"; then
+        echo +hugetlb > "$v2/cgroup.subtree_control" || { echo "skip: cannot enable hugetlb"; exit 77; }
+        cg_enabled=1
+    fi
+    cg="$v2/pc-serve-test.$$"
+    mkdir "$cg" && echo 8M > "$cg/hugetlb.2MB.max" || no "cannot make $cg"
+    start 'reserve.2M = 8M 8M\n'
+    wait_log "reserve of 2MiB pages full"
+    in_cg() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@"; }
+    # Two 4M, each handed to a child that keeps only a mapping: 8M held.
+    for i in 1 2; do
+        mkdir "$tmp/h$i"
+        in_cg "$bin" get 4M -- sh -c "$client hold \$PAGECLEAR_FD $tmp/h$i & exit 0" || no "get 4M ($i)"
+        for _ in $(seq 1200); do [ -e "$tmp/h$i/held" ] && break; sleep 0.1; done
+    done
+    [ "$(cat "$cg/hugetlb.2MB.current")" -eq $((8 << 20)) ] ||
+        no "the cgroup is charged $(cat "$cg/hugetlb.2MB.current"), want its 8M"
+    err=$(in_cg "$bin" get 2M -- true 2>&1) && no "2M past the cgroup's 8M limit was handed out"
+    echo "$err" | grep -q "over its cgroup's limit" || no "past the limit: $err"
+    err=$(in_cg "$bin" get 2M --reserve-only -- true 2>&1) && no "the reserve went to a limited cgroup"
+    [ "$(grep -c "from the reserve" "$tmp/log")" -eq 0 ] || no "a limited cgroup took from the reserve"
+    [ "$(grep -c "4MiB of 2MiB pages filled at request time" "$tmp/log")" -eq 2 ] || no "not filled at request time"
+    grep -q "refused 2MiB of 2MiB pages: over the quota (over its cgroup's limit" "$tmp/log" ||
+        no "no log line for the limit"
+    get 8M --reserve-only -- true || no "the reserve, for a cgroup with no limit"
+    : > "$tmp/h1/release"; : > "$tmp/h2/release"
+    for _ in $(seq 600); do [ "$(cat "$cg/hugetlb.2MB.current")" -eq 0 ] && break; sleep 0.1; done
+    [ "$(cat "$cg/hugetlb.2MB.current")" -eq 0 ] || no "the cgroup is still charged when its memory is gone"
+    stop ;;
 small_request) # a request never empties a block more than twice its size
     start 'reserve.2M = 16M\n'
     wait_log "reserve of 2MiB pages full"
