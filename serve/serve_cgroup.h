@@ -102,9 +102,11 @@ int serve_tenant_limit(const struct serve_cg_mounts *m, const struct serve_tenan
 
 /* Fill memfd's [0, size) in a process placed in t's cgroups (so it is
  * charged there, its pages and its CPU time), at normal priority. *stop
- * (read atomically) becoming non-zero kills it. 0, or -ENOSPC (no pages:
- * the kernel's, or the cgroups' limit), -ECANCELED (stopped), or the
- * negative errno of placing it there (clone3, cgroup.procs). */
+ * (read atomically) becoming non-zero kills it, and so does taking longer
+ * than 30 s and 10 s per GiB. It keeps no descriptor of the daemon's but
+ * memfd. 0, or -ENOSPC (no pages: the kernel's, or the cgroups' limit),
+ * -ECANCELED (stopped), -ETIMEDOUT, or the negative errno of placing it
+ * there (clone3, cgroup.procs). */
 int serve_worker_fill(const struct serve_tenant *t, int memfd, uint64_t size, const int *stop);
 
 #endif

@@ -36,6 +36,14 @@
 #define PC_CLONE_PIDFD 0x00001000ull
 #define PC_CLONE_INTO_CGROUP 0x200000000ull /* Linux 5.7 */
 #define STOP_POLL_MS 100 /* how often a waiting fill looks at the stop flag */
+/* A worker still filling after 30 s and 10 s per GiB is killed: zeroing
+ * runs at gigabytes a second, so it is stopped (the tenant's freezer) or
+ * starved (its cpu.max), and the request fails rather than wait. */
+#define WORKER_NS (30 * 1000000000ull)
+#define WORKER_NS_GIB (10 * 1000000000ull)
+#ifndef SYS_close_range
+#define SYS_close_range 436 /* Linux 5.9, the same number everywhere */
+#endif
 
 /* clone3's argument, as the kernel's uapi <linux/sched.h> has it (not
  * included: it clashes with the C library's <sched.h>). */
@@ -150,13 +158,40 @@ int serve_seal(int fd, uint64_t size)
     return 0;
 }
 
+/* Close every descriptor but keep[0, n) (sorted, distinct), which a
+ * worker inherits from the daemon: other clients' sockets and memory are
+ * none of its business, and a worker stopped in the tenant's cgroup (its
+ * freezer) must not keep them alive. */
+__attribute__((no_sanitize_thread)) static void close_others(const int *keep, unsigned n)
+{
+    unsigned from = 0;
+    for (unsigned i = 0; i <= n; i++) {
+        unsigned to = i < n ? (unsigned)keep[i] : ~0u;
+        if (to > from && syscall(SYS_close_range, from, to - 1, 0) != 0)
+            for (unsigned fd = from; fd < to && fd < 65536; fd++) /* before Linux 5.9 */
+                syscall(SYS_close, fd);
+        from = i < n ? to + 1 : from;
+    }
+}
+
 /* The worker, in a copy of the daemon made by clone3 from a thread of it:
  * only system calls from here (no lock another thread held at the clone
- * can be taken). Joins the tenant's v1 cgroups (writing "0" moves the
- * writer), then fills. Its exit status: 0, or the errno that stopped it. */
+ * can be taken). Keeps only what it needs, joins the tenant's v1 cgroups
+ * (writing "0" moves the writer), then fills. Its exit status: 0, or the
+ * errno that stopped it. */
 __attribute__((no_sanitize_thread)) static int worker(const struct serve_tenant *t, int memfd,
                                                       uint64_t size)
 {
+    int keep[SERVE_CG_MAX + 1];
+    unsigned n = 0;
+    keep[n++] = memfd;
+    for (unsigned i = 0; i < t->nprocs; i++) { /* an insertion sort of a few */
+        unsigned j = n++;
+        for (; j > 0 && keep[j - 1] > t->procs[i]; j--)
+            keep[j] = keep[j - 1];
+        keep[j] = t->procs[i];
+    }
+    close_others(keep, n);
     for (unsigned i = 0; i < t->nprocs; i++)
         if (syscall(SYS_write, t->procs[i], "0", 1) != 1)
             return errno != 0 ? errno : EIO;
@@ -184,13 +219,15 @@ int serve_worker_fill(const struct serve_tenant *t, int memfd, uint64_t size, co
     if (pid < 0)
         return -errno;
     int killed = 0;
+    uint64_t end = serve_now_ns() + WORKER_NS + size / ((uint64_t)1 << 30) * WORKER_NS_GIB;
     struct pollfd p = {.fd = pidfd, .events = POLLIN};
     for (;;) { /* readable when it exits */
         int n = poll(&p, 1, STOP_POLL_MS);
         if (n > 0 || (n < 0 && errno != EINTR))
             break;
-        if (!killed && __atomic_load_n(stop, __ATOMIC_RELAXED))
-            killed = syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0;
+        int late = serve_now_ns() > end;
+        if (!killed && (late || __atomic_load_n(stop, __ATOMIC_RELAXED)))
+            killed = syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0 ? 1 + late : 0;
     }
     siginfo_t si = {0};
     int rc;
@@ -201,7 +238,7 @@ int serve_worker_fill(const struct serve_tenant *t, int memfd, uint64_t size, co
     if (rc != 0)
         return -errno;
     if (killed)
-        return -ECANCELED;
+        return killed == 2 ? -ETIMEDOUT : -ECANCELED;
     if (si.si_code != CLD_EXITED)
         return -ENOMEM; /* killed: the OOM killer, or the tenant's own */
     return si.si_status == 0 ? 0 : si.si_status == ENOSPC ? -ENOSPC : -si.si_status;

@@ -360,6 +360,7 @@ def show(r):
                   r["bad_max_held"] >> 20, "-" if r["bad_max_cgroup_current"] is None
                   else r["bad_max_cgroup_current"] >> 20, BAD_LIMIT >> 20, r["bad_cpu_s"]))
         print("  hostile requests by outcome: %s" % r["bad"])
+    print("  non-zero bytes handed out: %d" % r["nonzero_bytes"])
 
 
 def markdown(files):

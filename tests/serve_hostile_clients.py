@@ -204,13 +204,14 @@ def garbage(rep, path, deadline, timeout, seed):
     while now() < deadline:
         kind = rnd.choice(kinds)
         msg, _ = sc.garbage_message(kind, rnd)
+        pipe = ()
         try:
             s = sc.connect(path)
             s.settimeout(timeout + WAIT_S)
             anc = []
             if kind == "with_fd":
-                r, w = os.pipe()
-                anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("=i", r))]
+                pipe = os.pipe()  # the daemon must neither keep nor return it
+                anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("=i", pipe[0]))]
             sc.send(s, msg, anc)
             data, fds = sc.receive(s)
             for fd in fds:
@@ -220,6 +221,8 @@ def garbage(rep, path, deadline, timeout, seed):
                 sc.STATUS.get(struct.unpack_from("=H", data, 6)[0], "?")
         except OSError as e:
             got = sc.error_kind(e)
+        for fd in pipe:
+            os.close(fd)
         sc.report(rep, ev="hostile", kind="garbage_" + got)
 
 

@@ -94,6 +94,7 @@ static int start(struct bench *b, struct runner *r, size_t size, double *rate)
     c.reserve[p][0] = size;
     c.nblocks[p] = 1;
     c.on_miss = SERVE_MISS_ERROR; /* a fill at request time is not measured */
+    c.reserve_for = SERVE_FOR_ALL; /* whatever this process's cgroups limit */
     r->efd = eventfd(0, EFD_CLOEXEC);
     if (r->efd < 0) {
         cli_error("serve --bench: eventfd: %s", strerror(errno));
