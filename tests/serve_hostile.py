@@ -380,6 +380,10 @@ def markdown(files):
             for x in (r["alone"], r["hostile"]))),
         ("hostile requests (forks, 1-byte, floods, slow, garbage)",
          lambda r: "%d" % sum(r["hostile"]["bad"].values())),
+        ("of which served; over its quota or limit; refused as busy",
+         lambda r: "; ".join("%d" % sum(n for k, n in r["hostile"]["bad"].items()
+                                        if k.endswith(end))
+                             for end in ("_ok", "_quota", "_busy"))),
         ("most the hostile tenant held at once (MiB): its reports, its cgroup; limit",
          lambda r: "%d, %s; %d" % (
              r["hostile"]["bad_max_held"] >> 20, "-" if r["hostile"]["bad_max_cgroup_current"]
