@@ -743,7 +743,10 @@ PC_API int pc_parse_size(const char *s, size_t *out);
  *
  * The socket is $PAGECLEAR_SOCKET (ignored by set-user-ID and
  * set-group-ID programs), else /run/pageclear/serve.sock; the variable is
- * read at every call. The call blocks until the daemon answers.
+ * read at every call. The process listening there must run as root, or as
+ * the uid $PAGECLEAR_SERVE_UID names (a decimal uid, read and ignored as
+ * PAGECLEAR_SOCKET is): the call checks it (SO_PEERCRED)
+ * before it sends anything. The call blocks until the daemon answers.
  *
  * On success returns 0 and sets *fd to a memfd, close-on-exec, that is
  * the caller's alone: size rounded up to page_size bytes long, every byte
@@ -759,10 +762,13 @@ PC_API int pc_parse_size(const char *s, size_t *out);
  * rounded up overflows), -ENOENT (no socket at the path), -ECONNREFUSED
  * (no daemon serving on it), -EACCES (not allowed to connect: the socket
  * is for its group), -ENAMETOOLONG (the path), -EDQUOT (over the calling
- * user's quota at the daemon), -ENOMEM (neither the reserve nor the
- * kernel's free huge pages hold that much), -EAGAIN (the daemon has too
- * many connections now), -EOPNOTSUPP (the kernel has no pages of that
- * size), -ECONNRESET (the daemon closed the connection without an answer,
+ * user's quota at the daemon, or its cgroup's limit on huge pages),
+ * -ENOMEM (neither the reserve nor the kernel's free huge pages hold that
+ * much), -EAGAIN (the daemon has too many connections or tenants now),
+ * -EOPNOTSUPP (the kernel has no pages of that
+ * size), -EPERM (the socket is served by a process of another uid: an
+ * impostor, or a daemon PAGECLEAR_SERVE_UID does not name),
+ * -ECONNRESET (the daemon closed the connection without an answer,
  * e.g. it is stopping), -EPROTO (an answer that is not the protocol, or a
  * descriptor that is not what it promises), or another negative errno of
  * the socket calls (e.g. -EMFILE). Thread-safe; no library state.

@@ -4,7 +4,8 @@
 #   1. pkg-config, shared and static;
 #   2. CMake find_package(pageclear CONFIG), pageclear::pageclear (shared)
 #      and pageclear::pageclear_static, plus the version rule;
-#   3. the man pages, and the preload with its copies by CPU (x86-64);
+#   3. the man pages, the preload with its copies by CPU (x86-64), and the
+#      daemon's program run by the command;
 #   4. the programs in examples/, built with find_package and run.
 # Everything is built against a copy of the prefix moved elsewhere, so a
 # path written into the install at install time shows up as a failure.
@@ -160,6 +161,19 @@ if [ "$(uname -m)" = x86_64 ]; then
     [ -f "$f" ] && [ ! -L "$f" ] && ! cmp -s "$f" "$pre" ||
       { echo "check_install: $f: missing, a link, or the default preload" >&2; exit 1; }
   done
+fi
+
+step "pageclear serve runs pageclear-serve from the moved prefix"
+# The daemon is a program of its own, installed beside the command; the
+# command finds the moved one, not the path it was configured with.
+[ -x "$prefix/bin/pageclear-serve" ] || { echo "check_install: no $prefix/bin/pageclear-serve" >&2; exit 1; }
+printf 'quota = 1G\n' > "$tmp/serve.conf"
+out=$(env -u LD_LIBRARY_PATH "$exe" serve --check-config --config "$tmp/serve.conf") ||
+  { echo "check_install: pageclear serve --check-config failed" >&2; exit 1; }
+grep -q "^quota  *1GiB per uid" <<<"$out" && grep -qx "program  *$prefix/bin/pageclear-serve" <<<"$out" ||
+  { echo "check_install: pageclear serve --check-config said: $out" >&2; exit 1; }
+if ldd "$prefix/bin/pageclear-serve" | grep -q libpageclear; then
+  echo "check_install: pageclear-serve loads libpageclear: it links the library statically" >&2; exit 1
 fi
 
 if [ -f "$src/examples/CMakeLists.txt" ]; then

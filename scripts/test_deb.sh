@@ -96,7 +96,8 @@ contains libpageclear-dev usr/include/pageclear.h "usr/lib/$ma/libpageclear.so" 
   usr/share/man/man3/pc_clear.3.gz usr/share/man/man3/pc_clear_cold.3.gz \
   usr/share/man/man3/pc_pool_create.3.gz usr/share/man/man3/pc_serve_get.3.gz \
   usr/share/man/man7/libpageclear.7.gz
-contains pageclear usr/bin/pageclear usr/share/man/man1/pageclear.1.gz \
+contains pageclear usr/bin/pageclear usr/bin/pageclear-serve usr/share/man/man1/pageclear.1.gz \
+  usr/share/man/man8/pageclear-serve.8.gz \
   usr/share/pageclear/plot.py lib/systemd/system/pageclear-tune.service \
   lib/systemd/system/pageclear-serve.service usr/share/doc/pageclear/examples/serve.conf \
   $(cd data/profiles && printf 'usr/share/pageclear/profiles/%s ' *.profile)
@@ -129,6 +130,12 @@ if command -v systemd-analyze >/dev/null; then
     "$root/lib/systemd/system/pageclear-tune.service" > "$tmp/pageclear-tune.service"
   (cd "$tmp" && systemd-analyze verify --man=no ./pageclear-tune.service) ||
     fail "systemd-analyze verify: pageclear-tune.service"
+  grep -q "^ExecStart=/usr/bin/pageclear-serve " "$root/lib/systemd/system/pageclear-serve.service" ||
+    fail "pageclear-serve.service does not run /usr/bin/pageclear-serve"
+  sed "s|^ExecStart=/usr/bin/pageclear-serve|ExecStart=$root/usr/bin/pageclear-serve|" \
+    "$root/lib/systemd/system/pageclear-serve.service" > "$tmp/pageclear-serve.service"
+  (cd "$tmp" && systemd-analyze verify --man=no ./pageclear-serve.service) ||
+    fail "systemd-analyze verify: pageclear-serve.service"
 fi
 # The preload from its package, through the command's exec (the unpacked
 # library found by LD_LIBRARY_PATH, as it is not installed).

@@ -16,6 +16,11 @@
  *   connections      connections one uid may have open at once (1-64)
  *   request_timeout  seconds a client has to send its request (1-60)
  *   fill_priority    idle | normal: the reserve's worker's priority
+ *   charge           tenant | daemon: whose cgroups a fill is charged to
+ *   reserve_for      unlimited | all: who may take a block of the reserve
+ *   tenants          uids with a connection or memory at once (1-65536)
+ *   grants           grants held at once, in all (1-8192)
+ *   refusal_log_rate refusals logged per second at most (1-1000)
  * The parser reads only text[0, len), copies each line into a bounded
  * buffer first, and answers every input with 0 or one documented errno
  * and a one-line reason naming the line.
@@ -24,6 +29,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +40,41 @@
 
 #include "serve_config.h"
 
-enum key { K_SOCKET, K_GROUP, K_QUOTA, K_ON_MISS, K_CONNECTIONS, K_TIMEOUT, K_FILL, NFIXED };
-static const char *const fixed_keys[NFIXED] = {
-    "socket", "group", "quota", "on_miss", "connections", "request_timeout", "fill_priority",
+/* Keys taking a number in a range, and keys taking one of two words: a
+ * table each, so a new knob is a line. */
+struct num_key {
+    const char *name;
+    unsigned min, max;
+    size_t off; /* of its unsigned in struct serve_config */
+    const char *unit;
 };
+static const struct num_key num_keys[] = {
+    {"connections", 1, SERVE_CONNS_MAX, offsetof(struct serve_config, connections), ""},
+    {"request_timeout", 1, SERVE_TIMEOUT_MAX, offsetof(struct serve_config, timeout),
+     " seconds"},
+    {"tenants", 1, SERVE_TENANTS_MAX, offsetof(struct serve_config, tenants), ""},
+    {"grants", 1, SERVE_GRANTS_MAX, offsetof(struct serve_config, grants), ""},
+    {"refusal_log_rate", 1, SERVE_LOG_RATE_MAX, offsetof(struct serve_config, log_rate),
+     " lines per second"},
+};
+#define NNUM (sizeof(num_keys) / sizeof(num_keys[0]))
+
+struct choice_key {
+    const char *name;
+    const char *words[2]; /* value 0, value 1 */
+    size_t off;
+};
+static const struct choice_key choice_keys[] = {
+    {"on_miss", {"fill", "error"}, offsetof(struct serve_config, on_miss)},
+    {"fill_priority", {"idle", "normal"}, offsetof(struct serve_config, fill)},
+    {"charge", {"tenant", "daemon"}, offsetof(struct serve_config, charge)},
+    {"reserve_for", {"unlimited", "all"}, offsetof(struct serve_config, reserve_for)},
+};
+#define NCHOICE (sizeof(choice_keys) / sizeof(choice_keys[0]))
+
+/* Every key but reserve.SIZE and quota.USER, for duplicates: socket,
+ * group, quota, then the tables'. */
+enum { K_SOCKET, K_GROUP, K_QUOTA, K_NUM, K_CHOICE = K_NUM + NNUM, NFIXED = K_CHOICE + NCHOICE };
 
 struct parse {
     struct serve_config c;
@@ -56,6 +93,9 @@ void serve_config_defaults(struct serve_config *c)
     c->on_miss = SERVE_MISS_FILL;
     c->connections = SERVE_CONNS_DEFAULT;
     c->timeout = SERVE_TIMEOUT_DEFAULT;
+    c->tenants = SERVE_TENANTS_DEFAULT;
+    c->grants = SERVE_GRANTS_DEFAULT;
+    c->log_rate = SERVE_LOG_RATE_DEFAULT;
 }
 
 static int fail(struct parse *p, int rc, const char *fmt, ...)
@@ -223,44 +263,58 @@ static int parse_user_quota(struct parse *p, const char *key, const char *user,
     return 0;
 }
 
-static int parse_fixed(struct parse *p, enum key k, const char *val)
+static int parse_num(struct parse *p, const struct num_key *k, const char *val)
 {
     char s[48];
-    switch (k) {
-    case K_SOCKET:
+    unsigned *out = (unsigned *)((char *)&p->c + k->off);
+    if (parse_uint(val, k->min, k->max, out) != 0)
+        return fail(p, -ERANGE, "%s = %s is out of range (want %u to %u%s)", k->name,
+                    shown(val, s), k->min, k->max, k->unit);
+    return 0;
+}
+
+static int parse_choice(struct parse *p, const struct choice_key *k, const char *val)
+{
+    char s[48];
+    unsigned *out = (unsigned *)((char *)&p->c + k->off);
+    for (unsigned i = 0; i < 2; i++)
+        if (strcmp(val, k->words[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return fail(p, -EINVAL, "%s = %s (want %s or %s)", k->name, shown(val, s), k->words[0],
+                k->words[1]);
+}
+
+/* Key number k (an index of the fixed keys) with its value. */
+static int parse_fixed(struct parse *p, unsigned k, const char *val)
+{
+    char s[48];
+    if (k == K_SOCKET)
         return parse_socket(p, val);
-    case K_GROUP:
+    if (k == K_GROUP) {
         if (!valid_name(val))
             return fail(p, -EINVAL, "group = %s is not a group name or number", shown(val, s));
         snprintf(p->c.group, sizeof(p->c.group), "%s", val);
         p->c.group_line = p->lineno;
         return 0;
-    case K_QUOTA:
-        return parse_quota(p, "quota", val, &p->c.quota);
-    case K_ON_MISS:
-        if (strcmp(val, "fill") != 0 && strcmp(val, "error") != 0)
-            return fail(p, -EINVAL, "on_miss = %s (want fill or error)", shown(val, s));
-        p->c.on_miss = val[0] == 'f' ? SERVE_MISS_FILL : SERVE_MISS_ERROR;
-        return 0;
-    case K_CONNECTIONS:
-        if (parse_uint(val, 1, SERVE_CONNS_MAX, &p->c.connections) != 0)
-            return fail(p, -ERANGE, "connections = %s is out of range (want 1 to %d)",
-                        shown(val, s), SERVE_CONNS_MAX);
-        return 0;
-    case K_TIMEOUT:
-        if (parse_uint(val, 1, SERVE_TIMEOUT_MAX, &p->c.timeout) != 0)
-            return fail(p, -ERANGE, "request_timeout = %s is out of range (want 1 to %d "
-                        "seconds)", shown(val, s), SERVE_TIMEOUT_MAX);
-        return 0;
-    case K_FILL:
-        if (strcmp(val, "idle") != 0 && strcmp(val, "normal") != 0)
-            return fail(p, -EINVAL, "fill_priority = %s (want idle or normal)", shown(val, s));
-        p->c.fill = val[0] == 'i' ? SERVE_FILL_IDLE : SERVE_FILL_NORMAL;
-        return 0;
-    case NFIXED:
-        break;
     }
-    return fail(p, -EINVAL, "internal: no such key");
+    if (k == K_QUOTA)
+        return parse_quota(p, "quota", val, &p->c.quota);
+    if (k < K_CHOICE)
+        return parse_num(p, &num_keys[k - K_NUM], val);
+    return parse_choice(p, &choice_keys[k - K_CHOICE], val);
+}
+
+/* The fixed key's name, or NULL past the last. */
+static const char *fixed_name(unsigned k)
+{
+    static const char *const first[K_NUM] = {"socket", "group", "quota"};
+    if (k < K_NUM)
+        return first[k];
+    if (k < K_CHOICE)
+        return num_keys[k - K_NUM].name;
+    return k < NFIXED ? choice_keys[k - K_CHOICE].name : NULL;
 }
 
 /* "reserve.SIZE": the page size's index, or -1. */
@@ -275,14 +329,14 @@ static int reserve_page(const char *suffix)
 static int parse_key(struct parse *p, const char *key, char *val)
 {
     char s[48];
-    for (int k = 0; k < NFIXED; k++) {
-        if (strcmp(key, fixed_keys[k]) != 0)
+    for (unsigned k = 0; k < NFIXED; k++) {
+        if (strcmp(key, fixed_name(k)) != 0)
             continue;
         if (p->line_of[k] != 0)
             return fail(p, -EINVAL, "duplicate key '%s' (first on line %u)", key,
                         p->line_of[k]);
         p->line_of[k] = p->lineno;
-        return parse_fixed(p, (enum key)k, val);
+        return parse_fixed(p, k, val);
     }
     if (strncmp(key, "reserve.", 8) == 0) {
         int page = reserve_page(key + 8);

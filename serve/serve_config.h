@@ -34,6 +34,19 @@
 #define SERVE_CONNS_MAX 64
 #define SERVE_TIMEOUT_DEFAULT 5 /* seconds to send the request after connecting */
 #define SERVE_TIMEOUT_MAX 60
+/* Uids with a connection open or memory held at once (one per VM is
+ * common); each is a small table entry. */
+#define SERVE_TENANTS_DEFAULT 256
+#define SERVE_TENANTS_MAX 65536
+/* Grants held at once, in all: each is an inotify watch on the memory
+ * handed out (serve_quota.c), two queued events when it goes, and the
+ * kernel queues 16384 events by default (max_queued_events). */
+#define SERVE_GRANTS_DEFAULT 1024
+#define SERVE_GRANTS_MAX 8192
+/* Refusals logged per second at most (serve_log_refusal): one user's
+ * flood must not flood the journal. */
+#define SERVE_LOG_RATE_DEFAULT 10
+#define SERVE_LOG_RATE_MAX 1000
 
 enum serve_miss {
     SERVE_MISS_FILL = 0, /* a request the reserve cannot serve is filled
@@ -48,6 +61,21 @@ enum serve_fill {
                              CPU time, so on a machine that is never idle
                              the reserve fills slowly, or not at all */
     SERVE_FILL_NORMAL = 1 /* the daemon's own priority */
+};
+
+/* Whose cgroups a fill at request time is charged to (serve_cgroup.c). */
+enum serve_charge {
+    SERVE_CHARGE_TENANT = 0, /* a worker process placed in the requester's
+                                cgroups fills it: the tenant's limits hold */
+    SERVE_CHARGE_DAEMON = 1  /* the daemon fills it, in its own cgroups */
+};
+
+/* Who may take a block of the reserve, which the daemon fills ahead and
+ * which stays charged to the daemon's cgroups once handed out. */
+enum serve_reserve_for {
+    SERVE_FOR_UNLIMITED = 0, /* tenants whose cgroups set no limit on
+                                that page size's hugetlb memory */
+    SERVE_FOR_ALL = 1        /* anyone: the reserve escapes the limits */
 };
 
 struct serve_user_quota {
@@ -67,13 +95,19 @@ struct serve_config {
     uint64_t quota; /* bytes each uid may hold; SERVE_UNLIMITED */
     struct serve_user_quota users[SERVE_MAX_USERS];
     unsigned nusers;
-    enum serve_miss on_miss;
-    enum serve_fill fill;
+    unsigned on_miss;     /* enum serve_miss */
+    unsigned fill;        /* enum serve_fill */
+    unsigned charge;      /* enum serve_charge */
+    unsigned reserve_for; /* enum serve_reserve_for */
     unsigned connections; /* per uid at once */
     unsigned timeout;     /* seconds */
+    unsigned tenants;     /* uids at once */
+    unsigned grants;      /* grants held at once, in all */
+    unsigned log_rate;    /* refusals logged per second */
 };
 
-/* The built-in configuration: no reserve, no quota, on_miss fill. */
+/* The built-in configuration: no reserve, no quota, on_miss fill, fills
+ * charged to the tenant, the reserve for tenants with no limit. */
 void serve_config_defaults(struct serve_config *c);
 
 /* Parse text[0, len) (not NUL-terminated) over the defaults in *c. A pure
@@ -89,5 +123,10 @@ int serve_config_resolve(struct serve_config *c, char *why, size_t whylen);
 
 /* The quota of uid under *c (after resolve). */
 uint64_t serve_config_quota(const struct serve_config *c, uid_t uid);
+
+/* `pageclear-serve --check-config` (serve_check.c): what *c, read from
+ * path (NULL: the built-in defaults), means on this host, on stdout, with
+ * whose cgroups each kind of memory is charged to. The exit status: 0. */
+int serve_check_config(const char *path, const struct serve_config *c);
 
 #endif

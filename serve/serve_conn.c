@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "serve_cgroup.h"
 #include "serve_daemon.h"
 #include "serve_log.h"
 #include "serve_proto.h"
@@ -73,6 +74,80 @@ static int reply_fd(int sock, const struct serve_request *r, uint64_t size, int 
     return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(msg) ? 0 : errno;
 }
 
+/* The requester's cgroups, read once per request when first needed. */
+struct tenant_ctx {
+    struct serve_tenant t;
+    int state; /* 0: not read yet; 1: open; else the negative errno */
+};
+
+static int tenant(struct serve_conn *c, struct tenant_ctx *tc)
+{
+    if (tc->state == 0) {
+        int rc = serve_tenant_open(&c->d->mounts, c->pidfd, c->cred.pid, &tc->t);
+        tc->state = rc == 0 ? 1 : rc;
+        if (rc != 0)
+            serve_log_refusal("uid %u pid %d: cannot read its cgroups: %s",
+                              (unsigned)c->cred.uid, (int)c->cred.pid, strerror(-rc));
+    }
+    return tc->state == 1 ? 0 : tc->state;
+}
+
+/* May the requester take a block of the reserve, which stays charged to
+ * the daemon's cgroups? Not if its cgroups limit its hugetlb memory (with
+ * reserve_for = unlimited): its memory is filled in its cgroups instead,
+ * where the limit holds. A requester whose cgroups cannot be read is taken
+ * to be limited. */
+static int may_take_reserve(struct serve_conn *c, struct tenant_ctx *tc, int page)
+{
+    struct serve_daemon *d = c->d;
+    uint64_t room;
+    if (d->reserve[page].nblocks == 0 || d->cfg.reserve_for == SERVE_FOR_ALL)
+        return d->reserve[page].nblocks > 0;
+    return tenant(c, tc) == 0 && !serve_tenant_limit(&d->mounts, &tc->t, page, &room);
+}
+
+/* Is size over what the requester's cgroups have room for? */
+static int over_limit(struct serve_conn *c, struct tenant_ctx *tc, int page, uint64_t size)
+{
+    uint64_t room;
+    return tenant(c, tc) == 0 && serve_tenant_limit(&c->d->mounts, &tc->t, page, &room) &&
+           room < size;
+}
+
+/* A fill at request time, charged to the requester's cgroups unless
+ * charge = daemon. */
+static void fill_now(struct serve_conn *c, struct tenant_ctx *tc, int page, struct outcome *o)
+{
+    struct serve_daemon *d = c->d;
+    int tenant_pays = d->cfg.charge == SERVE_CHARGE_TENANT;
+    o->source = "filled at request time";
+    if (tenant_pays && tenant(c, tc) != 0) {
+        o->st = SERVE_E_NOMEM;
+        o->source = "its cgroups, to charge the fill to, cannot be read";
+        return;
+    }
+    if (tenant_pays && over_limit(c, tc, page, o->size)) {
+        o->st = SERVE_E_QUOTA;
+        o->source = "over its cgroup's limit on huge pages of that size";
+        return;
+    }
+    int rc = serve_fill_fresh(page, o->size, tenant_pays ? &tc->t : NULL, &d->stopping, &o->fd);
+    if (rc == 0)
+        return;
+    o->fd = -1;
+    o->st = rc == -EOPNOTSUPP ? SERVE_E_NOTSUP : SERVE_E_NOMEM;
+    o->source = rc == -ENOMEM ? "not in the reserve, too few free pages"
+                              : "not in the reserve, cannot fill now";
+    if (rc == -ENOMEM && tenant_pays && over_limit(c, tc, page, o->size)) {
+        o->st = SERVE_E_QUOTA; /* the limit was reached while it filled */
+        o->source = "over its cgroup's limit on huge pages of that size";
+    } else if (rc != -ENOMEM && rc != -EOPNOTSUPP && rc != -ECANCELED) {
+        serve_log(SERVE_ERR, "fill at request time%s: %s",
+                  tenant_pays && serve_tenant_elsewhere(&tc->t) ? " in the tenant's cgroups" : "",
+                  strerror(-rc));
+    }
+}
+
 /* Memory for r: a block of the reserve, else (if allowed) a fill now. */
 static void find_memory(struct serve_conn *c, const struct serve_request *r,
                         struct outcome *o)
@@ -80,24 +155,22 @@ static void find_memory(struct serve_conn *c, const struct serve_request *r,
     struct serve_daemon *d = c->d;
     int page = serve_page_index(r->page);
     uint64_t filled;
-    if (serve_reserve_take(&d->reserve[page], o->size, &o->fd, &filled) == 0) {
+    struct tenant_ctx tc = {.state = 0};
+    int may = may_take_reserve(c, &tc, page);
+    if (may && serve_reserve_take(&d->reserve[page], o->size, &o->fd, &filled) == 0) {
         o->source = "from the reserve";
     } else if ((r->flags & SERVE_FLAG_RESERVE_ONLY) || d->cfg.on_miss == SERVE_MISS_ERROR) {
         o->st = SERVE_E_NOMEM;
-        o->source = "not in the reserve";
-        return;
+        o->source = may || d->reserve[page].nblocks == 0
+                        ? "not in the reserve"
+                        : "not in the reserve, which is not for cgroups that limit huge pages";
     } else {
-        int rc = serve_fill_fresh(page, o->size, &d->stopping, &o->fd);
-        o->source = "filled at request time";
-        if (rc != 0) {
-            o->st = rc == -EOPNOTSUPP ? SERVE_E_NOTSUP : SERVE_E_NOMEM;
-            o->source = rc == -ENOMEM ? "not in the reserve, too few free pages"
-                                      : "not in the reserve, cannot fill now";
-            if (rc != -ENOMEM && rc != -EOPNOTSUPP && rc != -ECANCELED)
-                serve_log(SERVE_ERR, "fill at request time: %s", strerror(-rc));
-            return;
-        }
+        fill_now(c, &tc, page, o);
     }
+    if (tc.state == 1)
+        serve_tenant_close(&tc.t);
+    if (o->st != SERVE_OK)
+        return;
     int rc = serve_seal(o->fd, o->size);
     if (rc != 0) {
         serve_log(SERVE_ERR, "cannot seal the memory: %s", strerror(-rc));
@@ -116,7 +189,7 @@ static void log_outcome(struct serve_conn *c, const struct serve_request *r,
     if (o->st == SERVE_OK) {
         serve_log(SERVE_INFO, "uid %u pid %d: %s of %s pages %s in %.1f ms",
                   (unsigned)c->cred.uid, (int)c->cred.pid, sz, page, o->source, (double)ns / 1e6);
-    } else if (o->st == SERVE_E_QUOTA) {
+    } else if (o->st == SERVE_E_QUOTA && o->source == NULL) {
         uint64_t h, l;
         serve_quota_usage(&c->d->quota, c->cred.uid, &h, &l);
         serve_log_size(h, held, sizeof(held));
@@ -124,13 +197,13 @@ static void log_outcome(struct serve_conn *c, const struct serve_request *r,
             snprintf(lim, sizeof(lim), "unlimited");
         else
             serve_log_size(l, lim, sizeof(lim));
-        serve_log(SERVE_INFO, "uid %u pid %d: refused %s of %s pages: over the quota "
-                  "(holds %s of %s, or %d grants)", (unsigned)c->cred.uid, (int)c->cred.pid,
-                  sz, page, held, lim, SERVE_UID_GRANTS);
+        serve_log_refusal("uid %u pid %d: refused %s of %s pages: over the quota "
+                          "(holds %s of %s, or %d grants)", (unsigned)c->cred.uid,
+                          (int)c->cred.pid, sz, page, held, lim, SERVE_UID_GRANTS);
     } else {
-        serve_log(SERVE_INFO, "uid %u pid %d: refused %s of %s pages: %s (%s)",
-                  (unsigned)c->cred.uid, (int)c->cred.pid, sz, page, serve_status_text(o->st),
-                  o->source != NULL ? o->source : "-");
+        serve_log_refusal("uid %u pid %d: refused %s of %s pages: %s (%s)",
+                          (unsigned)c->cred.uid, (int)c->cred.pid, sz, page,
+                          serve_status_text(o->st), o->source != NULL ? o->source : "-");
     }
 }
 
@@ -143,31 +216,26 @@ static void handle_get(struct serve_conn *c, const struct serve_request *r)
     int grant = serve_quota_reserve(&d->quota, c->cred.uid, o.size);
     if (grant < 0)
         o.st = SERVE_E_QUOTA;
-    else if (c->pidfd < 0 && serve_config_quota(&d->cfg, c->cred.uid) != SERVE_UNLIMITED) {
-        /* Without the process there is no telling when to release it. */
-        serve_log(SERVE_WARNING, "uid %u: no pidfd for the client process: cannot count "
-                  "its memory against the quota", (unsigned)c->cred.uid);
-        o.st = SERVE_E_QUOTA;
-    } else {
+    else
         find_memory(c, r, &o);
+    if (o.st == SERVE_OK && serve_quota_hold(&d->quota, grant, o.fd) != 0) {
+        /* Memory that could not be counted is not handed out. */
+        o.st = SERVE_E_NOMEM;
+        o.source = "its memory could not be counted";
+    } else if (grant >= 0 && o.st != SERVE_OK) {
+        serve_quota_cancel(&d->quota, grant);
     }
     if (o.st != SERVE_OK) {
         serve_reply_error(c->fd, o.st);
     } else if ((errno = reply_fd(c->fd, r, o.size, o.fd)) != 0) {
-        serve_log(SERVE_INFO, "uid %u pid %d: gone before the reply (%s); its memory goes "
-                  "back to the kernel", (unsigned)c->cred.uid, (int)c->cred.pid,
-                  strerror(errno));
-        o.st = SERVE_E_NOMEM; /* for the quota below; nothing to log twice */
-        o.source = NULL;
+        /* The watch releases the grant as the daemon closes the memory. */
+        serve_log_refusal("uid %u pid %d: gone before the reply (%s); its memory goes back "
+                          "to the kernel", (unsigned)c->cred.uid, (int)c->cred.pid,
+                          strerror(errno));
+        o.source = NULL; /* nothing to log twice */
     }
     if (o.fd >= 0)
         close(o.fd); /* the client's now, or nobody's: never the daemon's */
-    if (grant >= 0 && o.st == SERVE_OK && c->pidfd >= 0) {
-        serve_quota_hold(&d->quota, grant, c->pidfd);
-        c->pidfd = -1;
-    } else if (grant >= 0) {
-        serve_quota_cancel(&d->quota, grant);
-    }
     if (o.source != NULL || o.st == SERVE_E_QUOTA)
         log_outcome(c, r, &o, serve_now_ns() - t0);
 }
@@ -202,8 +270,9 @@ void *serve_conn_main(void *arg)
         if (st == SERVE_OK) {
             handle_get(c, &r);
         } else {
-            serve_log(SERVE_INFO, "uid %u pid %d: refused a request of %zd bytes: %s",
-                      (unsigned)c->cred.uid, (int)c->cred.pid, n, serve_status_text(st));
+            serve_log_refusal("uid %u pid %d: refused a request of %zd bytes: %s",
+                              (unsigned)c->cred.uid, (int)c->cred.pid, n,
+                              serve_status_text(st));
             serve_reply_error(c->fd, st);
         }
     }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * serve_daemon.c - the daemon of `pageclear serve`: its socket (mode 0660,
- * the configured group), the event loop (new connections, client processes
- * that exit, the stop signal), admission (connections per uid and in
- * all) and the orderly stop.
+ * serve_daemon.c - the daemon of pageclear-serve: its socket (mode 0660,
+ * the configured group), the event loop (new connections, memory handed
+ * out that is gone, the stop signal), admission (connections per uid and
+ * in all, tenants) and the orderly stop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +28,7 @@
 
 #define LISTEN_TAG ((uint64_t)1 << 40)
 #define STOP_TAG ((uint64_t)2 << 40)
+#define WATCH_TAG ((uint64_t)3 << 40) /* the quota's inotify: memory handed out is gone */
 #define CONN_STACK ((size_t)256 << 10) /* a connection's frames are small */
 #define ACCEPT_PAUSE_MS 100 /* out of descriptors: wait this long, then retry */
 
@@ -110,12 +111,20 @@ int serve_daemon_open(struct serve_daemon *d, const struct serve_config *cfg, co
     pthread_cond_init(&d->idle, NULL);
     for (int i = 0; i < SERVE_MAX_CONNS; i++)
         d->conn_fds[i] = -1;
+    serve_log_refusals(d->cfg.log_rate);
     d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-    serve_quota_init(&d->quota, &d->cfg, d->epoll_fd);
     if (d->epoll_fd < 0) {
         serve_log(SERVE_ERR, "epoll: %s", strerror(errno));
         return -1;
     }
+    int rc = serve_cg_mounts_read(&d->mounts);
+    if (rc != 0)
+        serve_log(SERVE_WARNING, "cannot read the cgroup mounts (%s): fills are charged to "
+                  "the daemon", strerror(-rc));
+    d->quota_ready = serve_quota_init(&d->quota, &d->cfg) == 0;
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = WATCH_TAG};
+    if (!d->quota_ready || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->quota.inotify_fd, &ev) != 0)
+        return -1;
     path = socket_path(cfg, path);
     if (strlen(path) > SERVE_SOCKET_MAX) {
         serve_log(SERVE_ERR, "socket path longer than %d bytes: %.120s", SERVE_SOCKET_MAX,
@@ -167,7 +176,8 @@ static void admit(struct serve_daemon *d, int fd)
     for (int i = 0; i < SERVE_MAX_CONNS && c->slot < 0; i++)
         if (d->conn_fds[i] < 0)
             c->slot = i;
-    int ok = c->slot >= 0 && serve_quota_connect(&d->quota, c->cred.uid) == 0;
+    int why = c->slot < 0 ? -EBUSY : serve_quota_connect(&d->quota, c->cred.uid);
+    int ok = why == 0;
     pthread_attr_t attr;
     pthread_t t;
     pthread_attr_init(&attr);
@@ -188,9 +198,14 @@ static void admit(struct serve_daemon *d, int fd)
     }
     pthread_attr_destroy(&attr);
     pthread_mutex_unlock(&d->lock);
+    if (!ok && why == -EUSERS)
+        serve_log_refusal("uid %u pid %d: refused a connection: %u uids are tenants already "
+                          "(tenants = %u)", (unsigned)c->cred.uid, (int)c->cred.pid,
+                          d->cfg.tenants, d->cfg.tenants);
+    else if (!ok)
+        serve_log_refusal("uid %u pid %d: refused a connection: too many at once",
+                          (unsigned)c->cred.uid, (int)c->cred.pid);
     if (!ok) {
-        serve_log(SERVE_INFO, "uid %u pid %d: refused a connection: too many at once",
-                  (unsigned)c->cred.uid, (int)c->cred.pid);
         serve_reply_error(fd, SERVE_E_BUSY);
         serve_conn_drain(fd); /* the request, if it came: unread, it would reset the reply */
         close(fd);
@@ -242,8 +257,8 @@ int serve_daemon_run(struct serve_daemon *d, int stop_fd)
                 return 0;
             if (tag == LISTEN_TAG)
                 accept_all(d);
-            else if (tag & SERVE_GRANT_TAG)
-                serve_quota_release(&d->quota, (int)(tag & 0xffffffffu));
+            else if (tag == WATCH_TAG)
+                serve_quota_events(&d->quota);
         }
     }
 }
@@ -267,7 +282,8 @@ void serve_daemon_close(struct serve_daemon *d)
     pthread_mutex_unlock(&d->lock);
     for (unsigned p = 0; p < d->reserves; p++)
         serve_reserve_stop(&d->reserve[p]);
-    serve_quota_destroy(&d->quota);
+    if (d->quota_ready)
+        serve_quota_destroy(&d->quota);
     if (d->epoll_fd >= 0)
         close(d->epoll_fd);
     pthread_cond_destroy(&d->idle);

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "serve_cgroup.h"
 #include "serve_config.h"
 #include "serve_quota.h"
 #include "serve_reserve.h"
@@ -28,6 +29,8 @@ struct serve_daemon {
     struct serve_reserve reserve[SERVE_NPAGES];
     unsigned reserves; /* how many were started */
     struct serve_quota quota;
+    int quota_ready; /* set up: destroyed at the end */
+    struct serve_cg_mounts mounts; /* the cgroup file systems, read at the start */
     pthread_mutex_t lock; /* conns and conn_fds */
     pthread_cond_t idle;  /* signalled as connections end */
     unsigned conns;
@@ -39,7 +42,8 @@ struct serve_daemon {
 struct serve_conn {
     struct serve_daemon *d;
     int fd, slot;
-    int pidfd; /* the client process, -1 if it cannot be had */
+    int pidfd; /* the client process, -1 if it cannot be had: to read
+                  its cgroups with no doubt about whose they are */
     struct ucred cred;
 };
 

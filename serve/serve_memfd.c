@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * serve_memfd.c - hugetlb memfds for `pageclear serve`: creating one,
- * filling it at request time, sealing what is handed out, and the
- * kernel's count of free pages.
+ * serve_memfd.c - hugetlb memfds for pageclear-serve: creating one,
+ * filling it at request time (in the daemon, or in a worker process placed
+ * in the tenant's cgroups: serve_cgroup.h says why), sealing what is handed
+ * out, and the kernel's count of free pages.
  *
  * fallocate on a hugetlb memfd allocates each page into the file, and the
  * kernel zeroes it then; mapping pages already in the file later costs
@@ -10,13 +11,46 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "serve_cgroup.h"
 #include "serve_reserve.h"
+
+#ifndef SYS_clone3
+#define SYS_clone3 435 /* Linux 5.3, the same number everywhere */
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+#define PC_CLONE_PIDFD 0x00001000ull
+#define PC_CLONE_INTO_CGROUP 0x200000000ull /* Linux 5.7 */
+#define STOP_POLL_MS 100 /* how often a waiting fill looks at the stop flag */
+/* A worker still filling after 30 s and 10 s per GiB is killed: zeroing
+ * runs at gigabytes a second, so it is stopped (the tenant's freezer) or
+ * starved (its cpu.max), and the request fails rather than wait. */
+#define WORKER_NS (30 * 1000000000ull)
+#define WORKER_NS_GIB (10 * 1000000000ull)
+#ifndef SYS_close_range
+#define SYS_close_range 436 /* Linux 5.9, the same number everywhere */
+#endif
+
+/* clone3's argument, as the kernel's uapi <linux/sched.h> has it (not
+ * included: it clashes with the C library's <sched.h>). */
+struct pc_clone_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+    uint64_t set_tid, set_tid_size, cgroup;
+};
 
 #ifndef MFD_HUGE_SHIFT
 #define MFD_HUGE_SHIFT 26
@@ -75,7 +109,8 @@ long serve_free_pages(int page)
     return free_pages > resv ? free_pages - resv : 0;
 }
 
-int serve_fill_fresh(int page, uint64_t size, int *stop, int *fd)
+int serve_fill_fresh(int page, uint64_t size, const struct serve_tenant *t, int *stop,
+                     int *fd)
 {
     long avail = serve_free_pages(page);
     /* Not even tried when the kernel says it lacks the pages: a fill that
@@ -86,6 +121,14 @@ int serve_fill_fresh(int page, uint64_t size, int *stop, int *fd)
     int f = serve_memfd(page);
     if (f < 0)
         return f;
+    if (t != NULL && serve_tenant_elsewhere(t)) {
+        int rc = serve_worker_fill(t, f, size, stop);
+        if (rc == 0)
+            *fd = f;
+        else
+            close(f); /* every page it got goes back */
+        return rc == -ENOSPC ? -ENOMEM : rc;
+    }
     for (uint64_t done = 0; done < size;) {
         uint64_t step = size - done < FRESH_STEP ? size - done : FRESH_STEP;
         if (__atomic_load_n(stop, __ATOMIC_RELAXED)) {
@@ -113,4 +156,90 @@ int serve_seal(int fd, uint64_t size)
     if (fcntl(fd, F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
         return -errno;
     return 0;
+}
+
+/* Close every descriptor but keep[0, n) (sorted, distinct), which a
+ * worker inherits from the daemon: other clients' sockets and memory are
+ * none of its business, and a worker stopped in the tenant's cgroup (its
+ * freezer) must not keep them alive. */
+__attribute__((no_sanitize_thread)) static void close_others(const int *keep, unsigned n)
+{
+    unsigned from = 0;
+    for (unsigned i = 0; i <= n; i++) {
+        unsigned to = i < n ? (unsigned)keep[i] : ~0u;
+        if (to > from && syscall(SYS_close_range, from, to - 1, 0) != 0)
+            for (unsigned fd = from; fd < to && fd < 65536; fd++) /* before Linux 5.9 */
+                syscall(SYS_close, fd);
+        from = i < n ? to + 1 : from;
+    }
+}
+
+/* The worker, in a copy of the daemon made by clone3 from a thread of it:
+ * only system calls from here (no lock another thread held at the clone
+ * can be taken). Keeps only what it needs, joins the tenant's v1 cgroups
+ * (writing "0" moves the writer), then fills. Its exit status: 0, or the
+ * errno that stopped it. */
+__attribute__((no_sanitize_thread)) static int worker(const struct serve_tenant *t, int memfd,
+                                                      uint64_t size)
+{
+    int keep[SERVE_CG_MAX + 1];
+    unsigned n = 0;
+    keep[n++] = memfd;
+    for (unsigned i = 0; i < t->nprocs; i++) { /* an insertion sort of a few */
+        unsigned j = n++;
+        for (; j > 0 && keep[j - 1] > t->procs[i]; j--)
+            keep[j] = keep[j - 1];
+        keep[j] = t->procs[i];
+    }
+    close_others(keep, n);
+    for (unsigned i = 0; i < t->nprocs; i++)
+        if (syscall(SYS_write, t->procs[i], "0", 1) != 1)
+            return errno != 0 ? errno : EIO;
+    for (uint64_t done = 0; done < size;) {
+        uint64_t step = size - done < FRESH_STEP ? size - done : FRESH_STEP;
+        if (fallocate(memfd, 0, (off_t)done, (off_t)step) != 0)
+            return errno;
+        done += step;
+    }
+    return 0;
+}
+
+int serve_worker_fill(const struct serve_tenant *t, int memfd, uint64_t size, const int *stop)
+{
+    int pidfd = -1;
+    struct pc_clone_args ca = {.flags = PC_CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)&pidfd};
+    if (t->v2_dir >= 0) {
+        ca.flags |= PC_CLONE_INTO_CGROUP; /* it never runs in the daemon's v2 cgroup */
+        ca.cgroup = (uint64_t)t->v2_dir;
+    }
+    /* exit_signal 0: no SIGCHLD, nobody else's wait reaps it. */
+    long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+    if (pid == 0)
+        _exit(worker(t, memfd, size));
+    if (pid < 0)
+        return -errno;
+    int killed = 0;
+    uint64_t end = serve_now_ns() + WORKER_NS + size / ((uint64_t)1 << 30) * WORKER_NS_GIB;
+    struct pollfd p = {.fd = pidfd, .events = POLLIN};
+    for (;;) { /* readable when it exits */
+        int n = poll(&p, 1, STOP_POLL_MS);
+        if (n > 0 || (n < 0 && errno != EINTR))
+            break;
+        int late = serve_now_ns() > end;
+        if (!killed && (late || __atomic_load_n(stop, __ATOMIC_RELAXED)))
+            killed = syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0 ? 1 + late : 0;
+    }
+    siginfo_t si = {0};
+    int rc;
+    do
+        rc = waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED | __WALL);
+    while (rc != 0 && errno == EINTR);
+    close(pidfd);
+    if (rc != 0)
+        return -errno;
+    if (killed)
+        return killed == 2 ? -ETIMEDOUT : -ECANCELED;
+    if (si.si_code != CLD_EXITED)
+        return -ENOMEM; /* killed: the OOM killer, or the tenant's own */
+    return si.si_status == 0 ? 0 : si.si_status == ENOSPC ? -ENOSPC : -si.si_status;
 }

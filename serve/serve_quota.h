@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * serve_quota.h - who holds what (serve_quota.c): per uid, the connections
- * open and the memory handed out, against the configured limits.
+ * serve_quota.h - who holds what (serve_quota.c): per uid (a tenant), the
+ * connections open and the memory handed out, against the configured
+ * limits.
  *
- * The daemon keeps no reference to memory it handed out, so it cannot
- * see when a client closes it; a grant is counted until the process that
- * asked for it exits (its pidfd becomes readable). Memory passed on to
- * another process stays counted only as long as the one that asked lives.
+ * A grant counts for as long as its memory exists, whoever holds it: the
+ * daemon watches each memfd it hands out (inotify), and the kernel reports
+ * the watch gone (IN_IGNORED, after IN_DELETE_SELF) when the last
+ * reference to the unnamed file goes: every descriptor, in any process or
+ * in flight in a socket, and every mapping. A client that forks, passes
+ * the memfd on and exits gives nothing back.
  */
 #ifndef PAGECLEAR_SERVE_QUOTA_H
 #define PAGECLEAR_SERVE_QUOTA_H
@@ -17,23 +20,20 @@
 
 #include "serve_config.h"
 
-/* Grants at once, in all: each holds the asking process's pidfd. */
-#define SERVE_MAX_GRANTS 1024
 /* Grants one uid may have at once (a VMM takes one per memory zone), so
  * no uid fills the table with small ones. */
 #define SERVE_UID_GRANTS 64
-/* Uids with a connection or a grant at once. */
-#define SERVE_MAX_UIDS 256
 
 struct serve_uid {
     uid_t uid;
+    int used;
     unsigned conns, grants; /* grants counts pending ones too */
     uint64_t bytes;         /* held or pending */
 };
 
 struct serve_grant {
     int state; /* 0 free, 1 pending (request in progress), 2 held */
-    int pidfd;
+    int wd;    /* the inotify watch of a held grant's memory */
     uid_t uid;
     uint64_t bytes;
 };
@@ -41,29 +41,34 @@ struct serve_grant {
 struct serve_quota {
     pthread_mutex_t lock;
     const struct serve_config *cfg;
-    int epoll_fd; /* held grants' pidfds, data = SERVE_GRANT_TAG | index */
-    unsigned nuids;
-    struct serve_uid uids[SERVE_MAX_UIDS];
-    struct serve_grant grants[SERVE_MAX_GRANTS];
+    int inotify_fd; /* the held grants' watches; the daemon polls it */
+    unsigned nuids, uid_slots; /* uid_slots: a power of two, >= 2 * tenants */
+    struct serve_uid *uids;    /* open addressing by uid */
+    struct serve_grant *grants; /* cfg->grants of them */
+    unsigned long overflows;   /* inotify queue overflows seen (lost releases) */
 };
-#define SERVE_GRANT_TAG ((uint64_t)1 << 32)
 
-void serve_quota_init(struct serve_quota *q, const struct serve_config *cfg, int epoll_fd);
-/* Close every held grant's pidfd. */
+/* Set up for cfg (its tenants and grants); 0, or a negative errno after a
+ * log line. The inotify descriptor is then q->inotify_fd. */
+int serve_quota_init(struct serve_quota *q, const struct serve_config *cfg);
+/* Free it all; the watches go with the inotify descriptor. */
 void serve_quota_destroy(struct serve_quota *q);
 
-/* A connection of uid opens (0, or -EBUSY over its limit) and closes. */
+/* A connection of uid opens: 0, -EBUSY (uid has its connections), or
+ * -EUSERS (uid would be a tenant past the configured number); and closes. */
 int serve_quota_connect(struct serve_quota *q, uid_t uid);
 void serve_quota_disconnect(struct serve_quota *q, uid_t uid);
 
 /* Set bytes aside for a request of uid: the grant's index, or -EDQUOT
  * (over the quota or the grant limits). Then exactly one of: _hold (the
- * memory was handed out; pidfd, >= 0, moves to the grant), _cancel. */
+ * memory is about to be handed out: the daemon still holds memfd, so the
+ * watch is added while the memory exists; 0, or a negative errno and the
+ * grant is cancelled), _cancel. */
 int serve_quota_reserve(struct serve_quota *q, uid_t uid, uint64_t bytes);
-void serve_quota_hold(struct serve_quota *q, int grant, int pidfd);
+int serve_quota_hold(struct serve_quota *q, int grant, int memfd);
 void serve_quota_cancel(struct serve_quota *q, int grant);
-/* The grant's process exited: its bytes are free again. */
-void serve_quota_release(struct serve_quota *q, int grant);
+/* Read the watches' events: the grants whose memory is gone are free. */
+void serve_quota_events(struct serve_quota *q);
 
 /* What uid holds now (bytes) and may hold, for messages. */
 void serve_quota_usage(struct serve_quota *q, uid_t uid, uint64_t *held, uint64_t *limit);

@@ -2,7 +2,7 @@
 /*
  * serve_reserve.c - the reserve of zeroed huge pages: per page size, a
  * worker thread at idle priority keeps each configured block filled, and
- * requests take whole blocks.
+ * requests take whole blocks, those they use at least half of.
  *
  * The worker fills in steps, taking the lock only between them, so a
  * request can claim a block that is still being filled once it holds
@@ -242,8 +242,17 @@ void serve_reserve_stop(struct serve_reserve *r)
     pthread_mutex_destroy(&r->lock);
 }
 
-/* The best block for size: the smallest ready one that holds it, else the
- * smallest being filled that holds it already. NULL if none. */
+/* May a request of size bytes take a block of filled bytes? Only if it
+ * uses at least half of it: the part beyond the request goes back to the
+ * kernel, and a request must never discard more zeroed memory than it
+ * takes (a 1-byte request must not empty a 64 GiB block for everyone). */
+static int fits(uint64_t filled, uint64_t size)
+{
+    return filled >= size && filled - size <= size;
+}
+
+/* The best block for size: the smallest ready one that it fits, else the
+ * smallest being filled that it fits already. NULL if none. */
 static struct serve_block *best_block(struct serve_reserve *r, uint64_t size)
 {
     struct serve_block *best = NULL;
@@ -251,7 +260,7 @@ static struct serve_block *best_block(struct serve_reserve *r, uint64_t size)
         for (unsigned i = 0; i < r->nblocks; i++) {
             struct serve_block *b = &r->blocks[i];
             enum serve_block_state want = pass == 0 ? SERVE_READY : SERVE_FILLING;
-            if (b->state == want && !b->claimed && b->filled >= size &&
+            if (b->state == want && !b->claimed && fits(b->filled, size) &&
                 (best == NULL || b->filled < best->filled))
                 best = b;
         }
@@ -269,7 +278,8 @@ int serve_reserve_take(struct serve_reserve *r, uint64_t size, int *fd, uint64_t
             pthread_cond_wait(&r->cond, &r->lock);
         b->claimed = 0;
     }
-    if (b == NULL || b->state != SERVE_READY || b->filled < size) {
+    /* A block being filled may have grown by the worker's last step. */
+    if (b == NULL || b->state != SERVE_READY || !fits(b->filled, size)) {
         pthread_mutex_unlock(&r->lock);
         return -ENOENT;
     }

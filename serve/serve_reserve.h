@@ -50,11 +50,12 @@ int serve_reserve_start(struct serve_reserve *r, int page, const uint64_t *block
  * their pages go back to the kernel. */
 void serve_reserve_stop(struct serve_reserve *r);
 
-/* Take a block holding at least size bytes: the smallest ready one, else
- * one being filled that has them (waiting for the worker's current step to
- * end). Returns 0 with its memfd in *fd (the caller owns it) and its size
- * in *filled; -ENOENT if no block has size bytes. The worker starts to
- * refill at once. */
+/* Take a block holding at least size bytes and at most twice as many (a
+ * request never discards more of the reserve than it takes): the smallest
+ * ready one, else one being filled that has them (waiting for the worker's
+ * current step to end). Returns 0 with its memfd in *fd (the caller owns
+ * it) and its size in *filled; -ENOENT if no block fits. The worker starts
+ * to refill at once. */
 int serve_reserve_take(struct serve_reserve *r, uint64_t size, int *fd, uint64_t *filled);
 
 /* Bytes in blocks that are full; the last block fill's bytes and
@@ -69,10 +70,15 @@ int serve_memfd(int page);
 /* Pages of `page` size the kernel has free and unpromised (free minus
  * reserved), or -1 if it does not say. */
 long serve_free_pages(int page);
-/* A memfd of size bytes filled now (the request-time fill). *stop (read
- * atomically), if it becomes non-zero, ends it early. 0 with *fd, or -ENOMEM (too few free
- * pages), -EOPNOTSUPP, -ECANCELED (stopped), another negative errno. */
-int serve_fill_fresh(int page, uint64_t size, int *stop, int *fd);
+/* A memfd of size bytes filled now (the request-time fill): in a worker
+ * placed in t's cgroups if t is not NULL and they are not the calling
+ * thread's (serve_worker_fill), else by the calling thread. *stop (read
+ * atomically), if it becomes non-zero, ends it early. 0 with *fd, or
+ * -ENOMEM (too few free pages, or t's cgroups' limit), -EOPNOTSUPP,
+ * -ECANCELED (stopped), another negative errno (the worker's placing). */
+struct serve_tenant;
+int serve_fill_fresh(int page, uint64_t size, const struct serve_tenant *t, int *stop,
+                     int *fd);
 /* Cut fd to size bytes (if it is larger; the rest goes back to the
  * kernel) and seal it against growing, shrinking and further seals. */
 int serve_seal(int fd, uint64_t size);

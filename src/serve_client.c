@@ -14,7 +14,11 @@
  *
  * The daemon is trusted with nothing: a reply is checked in full, and the
  * descriptor too (a hugetlb file of the promised size and page size,
- * sealed as promised) before the caller sees it.
+ * sealed as promised) before the caller sees it. Nor is whoever listens
+ * on the socket: memory handed out by a process the caller does not trust
+ * may be mapped by that process too (the issue of a socket in a directory
+ * others can write), so the listener must run as root, or as the uid
+ * PAGECLEAR_SERVE_UID names, before anything is sent.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* secure_getenv, MSG_CMSG_CLOEXEC */
@@ -81,6 +85,26 @@ static int open_socket(int *out)
     }
     *out = s;
     return 0;
+}
+
+/* Does the process listening on s run as a uid the caller trusts: root,
+ * or PAGECLEAR_SERVE_UID (a decimal uid; ignored by set-user-ID programs,
+ * and when it is not a number)? 0, -EPERM, or the errno of SO_PEERCRED. */
+static int check_daemon(int s)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+        return -errno;
+    if (cred.uid == 0)
+        return 0;
+    const char *env = secure_getenv("PAGECLEAR_SERVE_UID");
+    char *end = NULL;
+    errno = 0;
+    unsigned long uid = env != NULL && *env >= '0' && *env <= '9' ? strtoul(env, &end, 10) : 0;
+    if (env == NULL || uid == 0 || errno != 0 || *end != '\0' || uid > UINT32_MAX - 1)
+        return -EPERM;
+    return (uid_t)uid == cred.uid ? 0 : -EPERM;
 }
 
 static int send_request(int s, uint64_t size, uint64_t page, int flags)
@@ -187,6 +211,11 @@ int pc_serve_get(size_t size, size_t page_size, int flags, int *fd)
     int rc = open_socket(&s);
     if (rc != 0)
         return rc;
+    rc = check_daemon(s);
+    if (rc != 0) {
+        close(s);
+        return rc;
+    }
     rc = send_request(s, (uint64_t)size, page, flags);
     /* A daemon refusing the connection (too many at once) may answer
      * before the request is sent, and stop reading: the send fails, and

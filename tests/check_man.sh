@@ -12,7 +12,7 @@ export LC_ALL=C.UTF-8 MANWIDTH=80
 fail=0
 bad() { echo "check_man: $*" >&2; fail=1; }
 
-pages=$(find "$dir"/man1 "$dir"/man3 "$dir"/man7 -type f -name '*.[137]' | sort)
+pages=$(find "$dir"/man1 "$dir"/man3 "$dir"/man7 "$dir"/man8 -type f -name '*.[1378]' | sort)
 [ -n "$pages" ] || { echo "check_man: no pages under $dir" >&2; exit 1; }
 for p in $pages; do
   w="$(groff -mandoc -ww -z -Tutf8 "$p" 2>&1)" || bad "$p: groff failed"

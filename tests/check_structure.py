@@ -37,7 +37,8 @@ LAYOUT = {
     "cli/check": "check: the selection in force held to its contracts",
     "cli/compare": "compare: results files side by side, the U test",
     "cli/exec": "exec: a program run under the preload",
-    "serve": "the daemon: protocol, configuration, quotas, reserve, connections, log",
+    "serve": "the daemon and its program: protocol, configuration, quotas, reserve, "
+             "tenants' cgroups, connections, log",
     "src": "the library: primitives table, selection, dispatch, batching, hint",
     "src/tuning": "the library's thresholds: built-in, profile, environment",
     "src/pool": "the library's zeroed-page pool and its known-zero tracking",

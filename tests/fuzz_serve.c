@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * fuzz_serve.c - fuzz target for what `pageclear serve` reads from others:
- * the request parser (serve/serve_proto.c: bytes from any local user) and the
- * configuration parser (serve/serve_config.c). The first byte picks which.
+ * fuzz_serve.c - fuzz target for what pageclear-serve reads from others:
+ * the request parser (serve/serve_proto.c: bytes from any local user), the
+ * configuration parser (serve/serve_config.c), and the cgroup texts
+ * (serve/serve_cgparse.c: /proc/self/mountinfo, a requester's
+ * /proc/PID/cgroup, whose paths other users choose). The first byte picks
+ * which.
  *
  * Invariants of the request parser: the status is one of the protocol's;
  * the result is written only on SERVE_OK, and then holds what the bytes
@@ -10,17 +13,23 @@
  * encoding it gives back the very bytes. Of the configuration parser: 0,
  * -EINVAL or -ERANGE; on an error the configuration is untouched and the
  * reason is one NUL-terminated line "line N: ..." within whylen; on success
- * every value is within its documented bounds. Inputs lie in buffers of
+ * every value is within its documented bounds. Of the mountinfo parser: at
+ * most SERVE_CG_MAX mounts, one v2, each an absolute NUL-terminated path
+ * within its buffer. Of the cgroup line reader: it ends, moving forward;
+ * every line's fields lie within the text, hold no newline, the path
+ * starts with '/'; a controller list is held by a mount exactly when every
+ * item of it is one of the mount's options. Inputs lie in buffers of
  * exactly their length, so the sanitizers catch a read past it. libFuzzer
  * with clang (-DPC_FUZZ=ON); otherwise a seeded driver.
  */
 #include <errno.h>
 
 #include "harness.h"
+#include "serve_cgroup.h"
 #include "serve_config.h"
 #include "serve_proto.h"
 
-static int accepted_requests, accepted_configs;
+static int accepted_requests, accepted_configs, accepted_mounts, accepted_lines;
 
 static void check_request(const uint8_t *data, size_t len)
 {
@@ -70,6 +79,10 @@ static void check_config(const char *text, size_t len, size_t whylen)
     } else {
         accepted_configs++;
         CHECK(c->connections >= 1 && c->connections <= SERVE_CONNS_MAX);
+        CHECK(c->tenants >= 1 && c->tenants <= SERVE_TENANTS_MAX);
+        CHECK(c->grants >= 1 && c->grants <= SERVE_GRANTS_MAX);
+        CHECK(c->log_rate >= 1 && c->log_rate <= SERVE_LOG_RATE_MAX);
+        CHECK(c->on_miss <= 1 && c->fill <= 1 && c->charge <= 1 && c->reserve_for <= 1);
         CHECK(c->timeout >= 1 && c->timeout <= SERVE_TIMEOUT_MAX);
         CHECK(c->nusers <= SERVE_MAX_USERS);
         CHECK(c->socket[0] == '\0' || c->socket[0] == '/');
@@ -87,6 +100,76 @@ static void check_config(const char *text, size_t len, size_t whylen)
     free(poison);
 }
 
+static void check_mounts(const char *text, size_t len)
+{
+    struct serve_cg_mounts m;
+    memset(&m, 0x5a, sizeof(m));
+    unsigned n = serve_cg_mounts_parse(text, len, &m);
+    CHECK(n == m.n && n <= SERVE_CG_MAX);
+    int v2 = 0;
+    for (unsigned i = 0; i < n; i++) {
+        CHECK(memchr(m.m[i].dir, '\0', sizeof(m.m[i].dir)) != NULL && m.m[i].dir[0] == '/');
+        CHECK(memchr(m.m[i].opts, '\0', sizeof(m.m[i].opts)) != NULL);
+        v2 += m.m[i].v2;
+    }
+    CHECK(v2 <= 1);
+    accepted_mounts += n > 0;
+}
+
+/* The reference for serve_cg_mount_holds: every item of ctrl[0, len) is
+ * non-empty and one of opts' comma-separated items. */
+static int ref_holds(const char *opts, const char *ctrl, size_t len)
+{
+    size_t olen = strlen(opts);
+    if (len == 0)
+        return 0;
+    for (size_t i = 0; i <= len;) {
+        size_t j = i;
+        while (j < len && ctrl[j] != ',')
+            j++;
+        int found = 0;
+        for (size_t a = 0; a <= olen && !found && j > i;) {
+            size_t b = a;
+            while (b < olen && opts[b] != ',')
+                b++;
+            found = b - a == j - i && memcmp(opts + a, ctrl + i, j - i) == 0;
+            a = b + 1;
+        }
+        if (!found)
+            return 0;
+        i = j + 1;
+    }
+    return 1;
+}
+
+static void check_lines(const char *text, size_t len)
+{
+    static const char opts[] = "rw,cpu,cpuacct,name=systemd,hugetlb";
+    struct serve_cg_line l;
+    size_t pos = 0, prev = 0;
+    int rc;
+    while ((rc = serve_cg_line_next(text, len, &pos, &l)) == 1) {
+        CHECK(pos > prev && pos <= len);
+        prev = pos;
+        CHECK(l.ctrl >= text && l.ctrl + l.ctrl_len <= text + len);
+        CHECK(l.path > l.ctrl && l.path + l.path_len <= text + len);
+        CHECK(l.path_len >= 1 && l.path[0] == '/');
+        CHECK(memchr(l.path, '\n', l.path_len) == NULL && memchr(l.ctrl, '\n', l.ctrl_len) == NULL);
+        CHECK(memchr(l.ctrl, ':', l.ctrl_len) == NULL);
+        int h = serve_cg_mount_holds(opts, l.ctrl, l.ctrl_len);
+        CHECK(h == ref_holds(opts, l.ctrl, l.ctrl_len));
+        accepted_lines++;
+    }
+    CHECK(rc == 0 || (rc == -EINVAL && pos == len));
+    /* The whole text as a controller list, against half of it as options. */
+    char o[128];
+    size_t k = len / 2 < sizeof(o) - 1 ? len / 2 : sizeof(o) - 1;
+    memcpy(o, text, k);
+    o[k] = '\0';
+    if (memchr(o, '\0', k) == NULL)
+        CHECK(serve_cg_mount_holds(o, text + k, len - k) == ref_holds(o, text + k, len - k));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const size_t whylens[] = {0, 1, 7, 64, 256};
@@ -97,10 +180,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *exact = malloc(n ? n : 1);
     CHECK(exact != NULL);
     memcpy(exact, data + 1, n);
-    if (data[0] & 1)
-        check_config((const char *)exact, n, whylens[(data[0] >> 1) % 5]);
-    else
+    switch (data[0] & 3) {
+    case 0:
         check_request(exact, n);
+        break;
+    case 1:
+        check_config((const char *)exact, n, whylens[(data[0] >> 2) % 5]);
+        break;
+    case 2:
+        check_mounts((const char *)exact, n);
+        break;
+    default:
+        check_lines((const char *)exact, n);
+    }
     free(exact);
     return 0;
 }
@@ -115,6 +207,18 @@ static const char *const tokens[] = {
     "\n", "\r\n", "# c ", "#", ",", "none", "unlimited", "fill", "error", "0", "1", "64",
     "65", "2M", "3M", "1G", "4G", "64T", "65T", "/run/x.sock", "x.sock", "root", "-x",
     "99999999999999999999", "reserve.2M = 4M 8M\n", "quota = 1G\n", "connections = 8\n",
+    "tenants", "grants", "refusal_log_rate", "charge", "reserve_for", "tenant", "daemon",
+    "unlimited", "all", "65536", "65537", "8192", "1000", "1001",
+};
+/* Pieces of mountinfo and /proc/PID/cgroup lines. */
+static const char *const cg_tokens[] = {
+    "36 25 0:31 / /sys/fs/cgroup/memory rw,nosuid shared:14 - cgroup cgroup rw,memory\n",
+    "37 25 0:32 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw,memory_hugetlb_accounting\n",
+    "38 25 0:33 /sub /mnt/x rw - cgroup cgroup rw,cpu,cpuacct\n",
+    "39 25 0:34 / /mnt/a\\040b rw master:1 - cgroup cgroup rw,cpu,cpuacct\n",
+    "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n", " - ", " ", "\\0", "\\777", "\\", "-",
+    "cgroup", "cgroup2", "rw,", "0::/\n", "0::/a/b\n", "4:memory:/x\n", "3:cpu,cpuacct:/\n",
+    "1:name=systemd:/init.scope\n", "::", ":", "/", "\n", "12345678901:x:/\n", "a:b:/c\n",
 };
 
 static void drive_request(uint64_t *seed, uint8_t *in)
@@ -136,11 +240,15 @@ static void drive_request(uint64_t *seed, uint8_t *in)
     LLVMFuzzerTestOneInput(in, n);
 }
 
-static void drive_config(uint64_t *seed, uint8_t *in, size_t cap, unsigned long it)
+/* A configuration (kind 1) from tokens, or a cgroup text (2: mountinfo,
+ * 3: /proc/PID/cgroup) from cg_tokens, random bytes mixed in. */
+static void drive_text(uint64_t *seed, uint8_t *in, size_t cap, unsigned long it, int kind)
 {
-    const size_t nt = sizeof(tokens) / sizeof(tokens[0]);
+    const char *const *toks = kind == 1 ? tokens : cg_tokens;
+    const size_t nt = kind == 1 ? sizeof(tokens) / sizeof(tokens[0])
+                                : sizeof(cg_tokens) / sizeof(cg_tokens[0]);
     size_t n = 0;
-    in[n++] = (uint8_t)(rng_next(seed) | 1);
+    in[n++] = (uint8_t)((rng_next(seed) << 2) | (uint64_t)kind);
     size_t parts = rng_next(seed) % 16;
     for (size_t p = 0; p < parts; p++) {
         uint64_t r = rng_next(seed);
@@ -148,7 +256,7 @@ static void drive_config(uint64_t *seed, uint8_t *in, size_t cap, unsigned long 
             for (size_t j = 0, k = r / 8 % 6 + 1; j < k && n < cap; j++)
                 in[n++] = (uint8_t)rng_next(seed);
         } else {
-            const char *tok = tokens[r / 8 % nt];
+            const char *tok = toks[r / 8 % nt];
             size_t k = strlen(tok);
             if (n + k > cap)
                 break;
@@ -169,15 +277,17 @@ int main(int argc, char **argv)
     uint64_t seed = 0x9e3779b97f4a7c15ULL;
     static uint8_t in[1024];
     for (unsigned long it = 0; it < iters; it++) {
-        if (it % 2 == 0)
+        if (it % 4 == 0)
             drive_request(&seed, in);
         else
-            drive_config(&seed, in, sizeof(in), it);
+            drive_text(&seed, in, sizeof(in), it, (int)(it % 4));
     }
     /* The driver must reach the accepting paths, or it tests refusals only. */
-    CHECK(accepted_requests > 0 && accepted_configs > 0);
-    printf("ok: %lu inputs, %d requests and %d configurations accepted\n", iters,
-           accepted_requests, accepted_configs);
+    CHECK(accepted_requests > 0 && accepted_configs > 0 && accepted_mounts > 0 &&
+          accepted_lines > 0);
+    printf("ok: %lu inputs; accepted: %d requests, %d configurations, %d mount tables, "
+           "%d cgroup lines\n", iters, accepted_requests, accepted_configs, accepted_mounts,
+           accepted_lines);
     return 0;
 }
 #endif

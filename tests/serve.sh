@@ -40,8 +40,19 @@ fi
 tmp="$(mktemp -d /tmp/pc-serve-test.XXXXXX)"
 old=$(cat "$hp/nr_hugepages")
 pid=
+cg="" cg_enabled=""
 cleanup() {
     [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    if [ -n "$cg" ] && [ -d "$cg" ]; then
+        # Its processes (the holders) told to go, then killed; the cgroup
+        # removed once empty.
+        : > "$tmp/h1/release" 2>/dev/null; : > "$tmp/h2/release" 2>/dev/null
+        for _ in $(seq 50); do [ -s "$cg/cgroup.procs" ] || break; sleep 0.1; done
+        xargs -r kill -KILL < "$cg/cgroup.procs" 2>/dev/null
+        for _ in $(seq 100); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+        [ -d "$cg" ] && echo "cleanup: could not remove $cg"
+    fi
+    [ -n "$cg_enabled" ] && echo -hugetlb > "$(dirname "$cg")/cgroup.subtree_control" 2>/dev/null
     echo "$old" > "$hp/nr_hugepages"
     rm -rf "$tmp"
 }
@@ -113,7 +124,9 @@ client_dies) # silent, vanishing before the reply, timing out: the daemon serves
     # bound for a hang, not a measurement).
     python3 -c 'import socket,os; s=socket.socket(socket.AF_UNIX,socket.SOCK_SEQPACKET); s.connect(os.environ["PAGECLEAR_SOCKET"]); s.settimeout(120); print("eof" if s.recv(64)==b"" else "data")' > "$tmp/slow" 2>&1
     grep -qx eof "$tmp/slow" || no "a client silent past request_timeout: $(cat "$tmp/slow")"
-    wait_log "reserve of 2MiB pages full" 2 # refilled after the vanished client's block
+    # The daemon answered the vanished client, or found it gone before it
+    # could read its cgroups (then nothing was taken for it).
+    wait_log "refused 4MiB of 2MiB pages\|gone before the reply\|4MiB of 2MiB pages from the reserve"
     get 4M -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "no memory after the clients that died"
     stop ;;
 quota) # a uid holds its quota while its process lives, and gets it back when it exits
@@ -135,6 +148,48 @@ quota) # a uid holds its quota while its process lives, and gets it back when it
     for _ in $(seq 600); do get 4M -- true 2>/dev/null && break; sleep 0.1; done
     get 4M -- true || no "the quota was not released when the holder exited"
     grep -q "over the quota (holds 4MiB of 6MiB" "$tmp/log" || no "no quota log line"
+    stop ;;
+quota_fork) # a grant counts while its memory exists: passed to a child, then only mapped
+    start 'reserve.2M = 4M 4M\nquota = 6M\n'
+    wait_log "reserve of 2MiB pages full"
+    # The asker exits at once; its child maps the memory, closes the
+    # descriptor and holds only the mapping until told.
+    get 4M -- sh -c "$client hold \$PAGECLEAR_FD $tmp & exit 0" || no "get 4M"
+    for _ in $(seq 1200); do [ -e "$tmp/held" ] && break; sleep 0.1; done
+    [ -e "$tmp/held" ] || no "the child did not hold the 4M"
+    err=$(get 4M -- true 2>&1); rc=$?
+    [ $rc -eq 1 ] && echo "$err" | grep -q "over this user's quota" ||
+        no "the asker gone, its child's 4M must still count: exit $rc: $err"
+    : > "$tmp/release"
+    for _ in $(seq 600); do get 4M -- true 2>/dev/null && break; sleep 0.1; done
+    get 4M -- true || no "the quota was not released when the memory went"
+    stop ;;
+tenants) # uids at once are bounded: past it, a clear refusal; a tenant's memory keeps it one
+    chmod 711 "$tmp"
+    start "reserve.2M = 4M\ntenants = 1\ngroup = 65534\n"
+    wait_log "reserve of 2MiB pages full"
+    get 4M -- sh -c "$client hold \$PAGECLEAR_FD $tmp & exit 0" || no "get 4M"
+    for _ in $(seq 1200); do [ -e "$tmp/held" ] && break; sleep 0.1; done
+    err=$(setpriv --reuid 65534 --regid 65534 --clear-groups "$bin" get 2M -- true 2>&1) &&
+        no "a second tenant was served past tenants = 1"
+    echo "$err" | grep -q "busy" || no "a second tenant: $err"
+    grep -q "uid 65534 pid [0-9]*: refused a connection: 1 uids are tenants already (tenants = 1)" \
+        "$tmp/log" || no "no log line for the tenant refused"
+    : > "$tmp/release"
+    for _ in $(seq 600); do setpriv --reuid 65534 --regid 65534 --clear-groups "$bin" get 2M -- true 2>/dev/null && break; sleep 0.1; done
+    setpriv --reuid 65534 --regid 65534 --clear-groups "$bin" get 2M -- true ||
+        no "the second tenant was not served once the first one's memory went"
+    stop ;;
+refusal_log) # refusals are logged at refusal_log_rate, and the rest counted, not lost
+    start 'refusal_log_rate = 1\n'
+    $client garbage 200 >/dev/null || no "200 malformed requests"
+    sleep 1.5 # a token for the next refusal
+    $client garbage 1 >/dev/null || no "one more"
+    logged=$(grep -c "refused a request of 6 bytes" "$tmp/log")
+    dropped=$(sed -n 's/.*: \([0-9]*\) refusals not logged (refusal_log_rate = 1 a second)$/\1/p' "$tmp/log" |
+              awk '{n += $1} END {print n + 0}')
+    [ "$dropped" -gt 0 ] && [ $((logged + dropped)) -eq 201 ] ||
+        no "201 refusals: $logged logged, $dropped counted as not logged"
     stop ;;
 malformed) # each refused with its status, nothing handed out, the daemon serves on
     grp=root
@@ -191,8 +246,57 @@ one_gib) # 1 GiB pages, where one can be had: from the reserve, zeroed, and give
     grep -q "size 1073741824$" "$tmp/out" || no "not one whole 1 GiB page: $(cat "$tmp/out")"
     stop
     [ "$(cat "$g/free_hugepages")" -eq "$gfree" ] || no "the 1 GiB page was not given back" ;;
+cgroup_limit) # a tenant's cgroup limit holds through the daemon, forks included
+    # cgroup v2 with the hugetlb controller, where there is one: a cgroup
+    # of this run's, removed however the script ends (cleanup).
+    v2=$(awk '$9 == "cgroup2" && $4 == "/" {print $5; exit}' /proc/self/mountinfo)
+    [ -n "$v2" ] && grep -qw hugetlb "$v2/cgroup.controllers" 2>/dev/null ||
+        { echo "skip: no hugetlb controller on cgroup v2 here"; exit 77; }
+    if ! grep -qw hugetlb "$v2/cgroup.subtree_control"; then
+        echo +hugetlb > "$v2/cgroup.subtree_control" || { echo "skip: cannot enable hugetlb"; exit 77; }
+        cg_enabled=1
+    fi
+    cg="$v2/pc-serve-test.$$"
+    mkdir "$cg" && echo 8M > "$cg/hugetlb.2MB.max" || no "cannot make $cg"
+    start 'reserve.2M = 8M 8M\n'
+    wait_log "reserve of 2MiB pages full"
+    in_cg() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@"; }
+    # Two 4M, each handed to a child that keeps only a mapping: 8M held.
+    for i in 1 2; do
+        mkdir "$tmp/h$i"
+        in_cg "$bin" get 4M -- sh -c "$client hold \$PAGECLEAR_FD $tmp/h$i & exit 0" || no "get 4M ($i)"
+        for _ in $(seq 1200); do [ -e "$tmp/h$i/held" ] && break; sleep 0.1; done
+    done
+    [ "$(cat "$cg/hugetlb.2MB.current")" -eq $((8 << 20)) ] ||
+        no "the cgroup is charged $(cat "$cg/hugetlb.2MB.current"), want its 8M"
+    err=$(in_cg "$bin" get 2M -- true 2>&1) && no "2M past the cgroup's 8M limit was handed out"
+    echo "$err" | grep -q "over its cgroup's limit" || no "past the limit: $err"
+    err=$(in_cg "$bin" get 2M --reserve-only -- true 2>&1) && no "the reserve went to a limited cgroup"
+    [ "$(grep -c "from the reserve" "$tmp/log")" -eq 0 ] || no "a limited cgroup took from the reserve"
+    [ "$(grep -c "4MiB of 2MiB pages filled at request time" "$tmp/log")" -eq 2 ] || no "not filled at request time"
+    grep -q "refused 2MiB of 2MiB pages: over the quota (over its cgroup's limit" "$tmp/log" ||
+        no "no log line for the limit"
+    get 8M --reserve-only -- true || no "the reserve, for a cgroup with no limit"
+    : > "$tmp/h1/release"; : > "$tmp/h2/release"
+    for _ in $(seq 600); do [ "$(cat "$cg/hugetlb.2MB.current")" -eq 0 ] && break; sleep 0.1; done
+    [ "$(cat "$cg/hugetlb.2MB.current")" -eq 0 ] || no "the cgroup is still charged when its memory is gone"
+    stop ;;
+small_request) # a request never empties a block more than twice its size
+    start 'reserve.2M = 16M\n'
+    wait_log "reserve of 2MiB pages full"
+    err=$(get 1 --reserve-only -- true 2>&1) && no "1 byte took the 16M block"
+    echo "$err" | grep -q "has no 1B of 2MiB pages" || no "1 byte, reserve only: $err"
+    get 1 -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "1 byte, filled at request time"
+    grep -q "2MiB of 2MiB pages filled at request time" "$tmp/log" || no "1 byte was not filled at request time"
+    [ "$(meminfo Free)" -eq $((free0 - 8)) ] || no "the 16M block is not whole (Free $(meminfo Free), was $free0)"
+    err=$(get 6M --reserve-only -- true 2>&1) && no "6M took the 16M block"
+    get 8M --reserve-only -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null ||
+        no "8M, half the block, was not served from it"
+    stop ;;
 short_reserve) # more reserve than huge pages: a clear log line, and the service serves on
-    start "reserve.2M = $((2 * (free0 + 8)))M\n"
+    # The 4M block fills first; the other, larger than the pages there are,
+    # fills as far as they go.
+    start "reserve.2M = 4M $((2 * (free0 + 8)))M\n"
     wait_log "raise /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
     grep "filled: the kernel has no free pages left" "$tmp/log" || no "no clear log line"
     get 4M --reserve-only -- sh -c "exec $client check \$PAGECLEAR_FD" >/dev/null || no "nothing served from a short reserve"

@@ -12,6 +12,11 @@ also send what the library never would.
   serve_client.py silent              connects and exits without a request
   serve_client.py vanish SIZE         sends a request and exits at once,
         before the reply
+  serve_client.py hold FD DIR         maps FD, closes it (the mapping alone
+        holds the memory), creates DIR/held and exits when DIR/release
+        appears (120 s at most)
+  serve_client.py garbage N           N malformed requests, one per
+        connection, each refused as malformed
 """
 import fcntl
 import mmap
@@ -92,12 +97,41 @@ def malformed():
     print("ok: %d malformed requests refused" % len(cases))
 
 
+def hold(fd, where):
+    """Hold the memory by a mapping only: no descriptor is left."""
+    size = os.fstat(fd).st_size
+    m = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    os.close(fd)
+    m[0:4] = b"held"
+    open(os.path.join(where, "held"), "w").close()
+    for _ in range(1200):  # a hang-catcher, not a duration
+        if os.path.exists(os.path.join(where, "release")):
+            break
+        time.sleep(0.1)
+    m.close()
+
+
+def garbage(n):
+    for i in range(n):
+        s = connect()
+        s.send(b"pcRQ\x01\x00")
+        data = s.recv(64)
+        s.close()
+        if len(data) != MSG or struct.unpack_from("=H", data, 6)[0] != ST["proto"]:
+            sys.exit("FAIL: garbage %d: reply %r" % (i, data))
+    print("ok: %d malformed requests refused" % n)
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "check":
         check(int(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 0)
     elif cmd == "malformed":
         malformed()
+    elif cmd == "hold":
+        hold(int(sys.argv[2]), sys.argv[3])
+    elif cmd == "garbage":
+        garbage(int(sys.argv[2]))
     elif cmd == "silent":
         connect().close()
     elif cmd == "vanish":

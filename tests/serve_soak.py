@@ -118,8 +118,11 @@ def start_guardian():
     from a pipe; at the pipe's end (when this process and its clients are
     gone: the daemon and clients die with it) it writes N back unless told
     'restored', and removes DIR. It ignores the terminal's signals and
-    leaves the process group, so a ^C reaches only us. Returns its pid and
-    the pipe's write end."""
+    leaves the process group, so a ^C reaches only us. 'cg=DIR' names a
+    cgroup of the run (tests/serve_hostile.py's): its processes are
+    killed and it is removed, the deepest first; 'enabled=FILE' a
+    cgroup.subtree_control the run wrote +hugetlb to, and gives back unless
+    told 'disabled=FILE'. Returns its pid and the pipe's write end."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -139,12 +142,39 @@ def start_guardian():
             for x in words:
                 if x.startswith("tmp="):
                     shutil.rmtree(x[4:], ignore_errors=True)
+            remove_cgroups(sorted((x[3:] for x in words if x.startswith("cg=")), reverse=True))
+            for x in words:  # a controller the run enabled, disabled again
+                if x.startswith("enabled=") and "disabled=" + x[8:] not in words:
+                    try:
+                        with open(x[8:], "w") as f:
+                            f.write("-hugetlb")
+                    except OSError:
+                        pass
         except BaseException:  # noqa: B036 - nothing may escape into the soak's code
             code = 1
         finally:
             os._exit(code)
     os.close(r)
     return pid, w
+
+
+def remove_cgroups(dirs):
+    """Kill what is left in each cgroup and remove it (a hang-catcher's
+    bound on each: the kernel reaps a killed process at once)."""
+    for d in dirs:
+        if not os.path.isdir(d):
+            continue
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                with open(os.path.join(d, "cgroup.procs")) as f:
+                    pids = [int(x) for x in f.read().split()]
+                for p in pids:
+                    os.kill(p, signal.SIGKILL)
+                os.rmdir(d)
+                break
+            except OSError:
+                time.sleep(0.05)
 
 
 class Pages:

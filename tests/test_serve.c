@@ -5,7 +5,8 @@
  * (serve/serve_proto.c), and the library's client (pc_serve_get) against a
  * scripted daemon in a thread: every refusal turns into its errno, and a
  * reply that is not the protocol, or a descriptor that is not what it
- * promises, into EPROTO with nothing leaked. The daemon itself, with real
+ * promises, into EPROTO with nothing leaked; a socket served by an
+ * untrusted uid into EPERM with nothing sent. The daemon itself, with real
  * huge pages, is tests/serve.sh.
  */
 #include <errno.h>
@@ -13,9 +14,12 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include "harness.h"
+#include "serve_cgroup.h"
 #include "serve_config.h"
 #include "serve_proto.h"
 
@@ -57,7 +61,20 @@ static void test_config(void)
     CHECK(c.fill == SERVE_FILL_NORMAL);
     CHECK_EQ(parse("", &c, why), 0);
     CHECK(c.quota == SERVE_UNLIMITED && c.on_miss == SERVE_MISS_FILL && c.nblocks[0] == 0);
-    CHECK(c.fill == SERVE_FILL_IDLE);
+    CHECK(c.fill == SERVE_FILL_IDLE && c.charge == SERVE_CHARGE_TENANT);
+    CHECK(c.reserve_for == SERVE_FOR_UNLIMITED && c.tenants == SERVE_TENANTS_DEFAULT);
+    CHECK(c.grants == SERVE_GRANTS_DEFAULT && c.log_rate == SERVE_LOG_RATE_DEFAULT);
+    CHECK_EQ(parse("tenants = 65536\ngrants = 8192\nrefusal_log_rate = 1\ncharge = daemon\n"
+                   "reserve_for = all\n", &c, why), 0);
+    CHECK(c.tenants == 65536 && c.grants == 8192 && c.log_rate == 1);
+    CHECK(c.charge == SERVE_CHARGE_DAEMON && c.reserve_for == SERVE_FOR_ALL);
+    expect_error("tenants = 0\n", -ERANGE, "line 1: tenants = 0 is out of range (want 1 to 65536)");
+    expect_error("grants = 8193\n", -ERANGE, "grants = 8193 is out of range (want 1 to 8192)");
+    expect_error("refusal_log_rate = 1001\n", -ERANGE, "(want 1 to 1000 lines per second)");
+    expect_error("charge = nobody\n", -EINVAL, "charge = nobody (want tenant or daemon)");
+    expect_error("reserve_for = some\n", -EINVAL, "reserve_for = some (want unlimited or all)");
+    expect_error("charge = tenant\ncharge = tenant\n", -EINVAL,
+                 "line 2: duplicate key 'charge' (first on line 1)");
 
     expect_error("quota = 1G\n\nbogus = 1\n", -EINVAL, "line 3: unknown key 'bogus'");
     expect_error("reserve.2M = 3M\n", -EINVAL, "line 1: reserve.2M: 3M is not a whole number");
@@ -90,6 +107,54 @@ static void test_config(void)
     CHECK_EQ(parse("\n\ngroup = no-such-group-pc\n", &c, why), 0);
     CHECK_EQ(serve_config_resolve(&c, why, sizeof(why)), -ENOENT);
     CHECK(strcmp(why, "line 3: no group 'no-such-group-pc'") == 0);
+}
+
+/* The cgroup texts: a hybrid host's mountinfo (as this project's machine
+ * has it), and /proc/PID/cgroup lines. */
+static void test_cgroup_texts(void)
+{
+    static const char mi[] =
+        "22 1 8:1 / / rw,relatime - ext4 /dev/vda1 rw\n"
+        "30 25 0:26 / /sys/fs/cgroup/cpu rw,relatime shared:5 - cgroup cgroup rw,cpu\n"
+        "31 25 0:27 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+        "32 25 0:28 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,name=systemd\n"
+        "33 25 0:29 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+        "34 25 0:29 / /mnt/v2\\040again rw - cgroup2 cgroup2 rw\n"
+        "35 25 0:27 /sub /mnt/memsub rw - cgroup cgroup rw,memory\n"
+        "36 25 0:30 / /mnt/c\\040d rw - cgroup cgroup rw,cpuacct,clone_children\n"
+        "malformed line\n";
+    struct serve_cg_mounts m;
+    CHECK_EQ(serve_cg_mounts_parse(mi, sizeof(mi) - 1, &m), 5);
+    CHECK(!m.m[0].v2 && strcmp(m.m[0].dir, "/sys/fs/cgroup/cpu") == 0);
+    CHECK(strcmp(m.m[1].opts, "rw,memory") == 0);
+    CHECK(m.m[3].v2 && strcmp(m.m[3].dir, "/sys/fs/cgroup/unified") == 0); /* the first v2 */
+    CHECK(strcmp(m.m[4].dir, "/mnt/c d") == 0 && !m.hugetlb_in_memcg); /* \040: a space */
+    static const char acct[] = "1 1 0:1 / /x rw - cgroup2 none rw,memory_hugetlb_accounting\n";
+    CHECK(serve_cg_mounts_parse(acct, sizeof(acct) - 1, &m) == 1 && m.hugetlb_in_memcg);
+
+    CHECK(serve_cg_mount_holds("rw,cpu,cpuacct", "cpu,cpuacct", 11));
+    CHECK(serve_cg_mount_holds("rw,cpu,cpuacct", "cpu", 3));
+    CHECK(!serve_cg_mount_holds("rw,cpuacct", "cpu", 3)); /* an item, not a prefix */
+    CHECK(!serve_cg_mount_holds("rw,cpu", "cpu,memory", 10));
+    CHECK(!serve_cg_mount_holds("rw,cpu", "", 0) && !serve_cg_mount_holds("rw,cpu", "cpu,", 4));
+
+    static const char cg[] = "4:memory:/process_api/x\n1:name=systemd:/\n\n0::/a b/c\n";
+    struct serve_cg_line l;
+    size_t pos = 0;
+    CHECK(serve_cg_line_next(cg, sizeof(cg) - 1, &pos, &l) == 1 && l.id == 4);
+    CHECK(l.ctrl_len == 6 && memcmp(l.ctrl, "memory", 6) == 0);
+    CHECK(l.path_len == 14 && memcmp(l.path, "/process_api/x", 14) == 0);
+    CHECK(serve_cg_line_next(cg, sizeof(cg) - 1, &pos, &l) == 1 && l.path_len == 1);
+    CHECK(serve_cg_line_next(cg, sizeof(cg) - 1, &pos, &l) == 1 && l.id == 0 && l.ctrl_len == 0);
+    CHECK(l.path_len == 6 && memcmp(l.path, "/a b/c", 6) == 0);
+    CHECK(serve_cg_line_next(cg, sizeof(cg) - 1, &pos, &l) == 0 && pos == sizeof(cg) - 1);
+    static const char *const bad[] = {"x::/\n", "0:/\n", "0::\n", "0::a\n", ":cpu:/\n",
+                                      "1234567890:cpu:/\n"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        pos = 0;
+        CHECK_EQ(serve_cg_line_next(bad[i], strlen(bad[i]), &pos, &l), -EINVAL);
+        CHECK_EQ(pos, strlen(bad[i]));
+    }
 }
 
 static void request(uint8_t m[SERVE_MSG_SIZE], uint64_t size, uint64_t page, uint32_t flags)
@@ -218,6 +283,9 @@ static void test_client(void)
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof(path), "%s/sock", dir);
     setenv("PAGECLEAR_SOCKET", path, 1);
+    char uid[16]; /* the scripted daemon is this process: trusted by its uid if not root */
+    snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+    setenv("PAGECLEAR_SERVE_UID", uid, 1);
     int fd = 12345;
     CHECK_EQ(pc_serve_get(0, 0, 0, &fd), -EINVAL);
     CHECK_EQ(pc_serve_get(1, 4096, 0, &fd), -EINVAL);
@@ -265,11 +333,94 @@ static void test_client(void)
     rmdir(dir);
 }
 
+/* The impostor's side: listen on path as uid (root drops to it), tell
+ * ready, then take `quiet` connections that must send nothing before they
+ * close, and one request answered NOMEM. Exits 0 if so. */
+static void impostor(const char *path, uid_t uid, int ready, int quiet)
+{
+    if (getuid() == 0 && (setgid((gid_t)uid) != 0 || setuid(uid) != 0))
+        _exit(3);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+    int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(l, 8) != 0 ||
+        write(ready, "", 1) != 1)
+        _exit(4);
+    uint8_t m[2 * SERVE_MSG_SIZE];
+    for (int i = 0; i <= quiet; i++) {
+        int s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+        ssize_t n = s >= 0 ? recv(s, m, sizeof(m), 0) : -1;
+        if (i < quiet && n != 0)
+            _exit(5); /* a request reached the impostor */
+        if (i == quiet) {
+            serve_reply_encode(m, SERVE_E_NOMEM, 0, 0);
+            if (n != SERVE_MSG_SIZE || send(s, m, SERVE_MSG_SIZE, MSG_NOSIGNAL) != SERVE_MSG_SIZE)
+                _exit(6);
+        }
+        close(s);
+    }
+    _exit(0);
+}
+
+/* A socket served by another uid than root and PAGECLEAR_SERVE_UID is
+ * refused (EPERM) before anything is sent; the uid the variable names is
+ * trusted; a variable that is not a uid is no trust at all. As root, the
+ * impostor is uid 65534; otherwise this test's own uid, which nothing
+ * trusts unless the variable names it. */
+static void test_impostor(void)
+{
+    char dir[] = "/tmp/pc-test-serve-imp-XXXXXX", path[108], num[16];
+    CHECK(mkdtemp(dir) != NULL && chmod(dir, 0777) == 0); /* for uid 65534 */
+    snprintf(path, sizeof(path), "%s/sock", dir);
+    setenv("PAGECLEAR_SOCKET", path, 1);
+    uid_t other = getuid() == 0 ? 65534 : getuid();
+    static const char *const distrust[] = {NULL, "", "abc", "12x", "-1", "0", "4294967295",
+                                           "99999999999999999999"};
+    const int quiet = (int)(sizeof(distrust) / sizeof(distrust[0])) + 1;
+    int ready[2];
+    CHECK(pipe2(ready, O_CLOEXEC) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0)
+        impostor(path, other, ready[1], quiet);
+    char b;
+    CHECK(read(ready[0], &b, 1) == 1);
+    int low = next_fd(), fd = 12345;
+    for (int i = 0; i < quiet; i++) {
+        if (i == quiet - 1) { /* a uid, but not the impostor's */
+            snprintf(num, sizeof(num), "%u", (unsigned)other + 1);
+            setenv("PAGECLEAR_SERVE_UID", num, 1);
+        } else if (distrust[i] == NULL) {
+            unsetenv("PAGECLEAR_SERVE_UID");
+        } else {
+            setenv("PAGECLEAR_SERVE_UID", distrust[i], 1);
+        }
+        CHECK_EQ(pc_serve_get(3 << 20, 0, 0, &fd), -EPERM);
+        CHECK(fd == 12345 && next_fd() == low);
+    }
+    snprintf(num, sizeof(num), "%u", (unsigned)other);
+    setenv("PAGECLEAR_SERVE_UID", num, 1);
+    CHECK_EQ(pc_serve_get(3 << 20, 0, 0, &fd), -ENOMEM); /* trusted: its answer */
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "the impostor: status %#x (5: a request reached it)\n", status);
+        exit(1);
+    }
+    close(ready[0]);
+    close(ready[1]);
+    unsetenv("PAGECLEAR_SERVE_UID");
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_config();
+    test_cgroup_texts();
     test_proto();
     test_client();
-    printf("ok: serve configuration, protocol, client errors\n");
+    test_impostor();
+    printf("ok: serve configuration, protocol, client errors, impostor refused\n");
     return 0;
 }

@@ -7,12 +7,16 @@
  * after; a client that sent more than its request still gets the reply.
  * tests/serve_soak.py found both broken: the daemon closed connections
  * with a message unread, and the kernel then resets the client's side,
- * which reads ECONNRESET before the reply queued for it.
+ * which reads ECONNRESET before the reply queued for it. And the quota's
+ * tables: tenants against a reference, a grant's life against its memory's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -20,6 +24,7 @@
 #include "serve_daemon.h"
 #include "serve_log.h"
 #include "serve_proto.h"
+#include "serve_quota.h"
 
 /* Hang-catchers only: a reply comes in microseconds. */
 #define WAIT_MS 60000
@@ -147,17 +152,108 @@ static void test_extra_message(const char *path)
     stop_daemon(&r);
 }
 
+/* The tenant table against a reference: uids come and go at random; a
+ * connection is refused as EUSERS exactly when its uid would be one tenant
+ * too many, as EBUSY when its uid has its connections, and every entry
+ * stays findable however entries before it in its probe run leave. */
+static void test_tenants(void)
+{
+    enum { POOL = 300, TENANTS = 37, CONNS = 3 };
+    static unsigned ref[POOL];
+    struct serve_config c;
+    struct serve_quota q;
+    serve_config_defaults(&c);
+    c.tenants = TENANTS;
+    c.connections = CONNS;
+    c.quota = 10;
+    CHECK_EQ(serve_quota_init(&q, &c), 0);
+    uint64_t seed = 12345;
+    unsigned live = 0;
+    for (int it = 0; it < 200000; it++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned i = (unsigned)(seed >> 33) % POOL;
+        uid_t uid = (uid_t)(i * 7919u + 1000u); /* spread, and colliding slots */
+        if ((seed >> 20) & 1) {
+            int want = ref[i] == 0 && live == TENANTS ? -EUSERS : ref[i] == CONNS ? -EBUSY : 0;
+            CHECK_EQ(serve_quota_connect(&q, uid), want);
+            live += want == 0 && ref[i]++ == 0;
+        } else if (ref[i] > 0) {
+            serve_quota_disconnect(&q, uid);
+            live -= --ref[i] == 0;
+        }
+        CHECK_EQ(q.nuids, live);
+        if (it % 97 == 0) { /* a grant: only for a uid with a connection */
+            int g = serve_quota_reserve(&q, uid, 1);
+            CHECK_EQ(g >= 0, ref[i] > 0);
+            if (g >= 0)
+                serve_quota_cancel(&q, g);
+        }
+    }
+    serve_quota_destroy(&q);
+}
+
+/* A grant counts until the last reference to its memory goes, whoever
+ * holds it: the asker's descriptor closed, a child's kept, then the
+ * child's gone. A plain memfd stands in for hugetlb memory. */
+static void test_grant_lifetime(void)
+{
+    struct serve_config c;
+    struct serve_quota q;
+    uint64_t held, limit;
+    serve_config_defaults(&c);
+    c.quota = 8 << 20;
+    CHECK_EQ(serve_quota_init(&q, &c), 0);
+    CHECK_EQ(serve_quota_connect(&q, 4242), 0);
+    int g = serve_quota_reserve(&q, 4242, 6 << 20);
+    CHECK(g >= 0);
+    CHECK_EQ(serve_quota_reserve(&q, 4242, 4 << 20), -EDQUOT);
+    int fd = memfd_create("grant", MFD_CLOEXEC);
+    CHECK(fd >= 0 && serve_quota_hold(&q, g, fd) == 0);
+    serve_quota_disconnect(&q, 4242);
+    int go[2];
+    CHECK(pipe2(go, O_CLOEXEC) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) { /* the child the memory was passed to */
+        char b;
+        _exit(read(go[0], &b, 1) == 1 ? 0 : 1);
+    }
+    close(fd); /* the daemon's, then the asker's: the child holds it still */
+    struct pollfd p = {.fd = q.inotify_fd, .events = POLLIN};
+    CHECK_EQ(poll(&p, 1, 200), 0); /* nothing: a short wait, for a wrong release */
+    serve_quota_events(&q);
+    serve_quota_usage(&q, 4242, &held, &limit);
+    CHECK(held == 6 << 20 && limit == 8 << 20);
+    CHECK(write(go[1], "", 1) == 1);
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_EQ(poll(&p, 1, WAIT_MS), 1); /* the kernel says it is gone */
+    serve_quota_events(&q);
+    serve_quota_usage(&q, 4242, &held, &limit);
+    CHECK_EQ(held, 0);
+    CHECK_EQ(q.nuids, 0); /* and the uid is a tenant no more */
+    close(go[0]);
+    close(go[1]);
+    serve_quota_destroy(&q);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/pc-test-serve-daemon-XXXXXX", path[108];
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof(path), "%s/sock", dir);
     setenv("PAGECLEAR_SOCKET", path, 1);
+    char uid[16]; /* the daemon is this process: trusted by its uid if not root */
+    snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+    setenv("PAGECLEAR_SERVE_UID", uid, 1);
     serve_log_level = SERVE_WARNING; /* a refusal is an info line each */
     test_busy(path);
     test_extra_message(path);
+    test_tenants();
+    test_grant_lifetime();
     unlink(path);
     CHECK(rmdir(dir) == 0);
-    printf("ok: serve refuses as busy, and answers, without resetting the client\n");
+    printf("ok: serve refuses as busy, and answers, without resetting the client; tenants "
+           "and grants counted\n");
     return 0;
 }

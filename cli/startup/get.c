@@ -28,7 +28,8 @@ static const char usage_text[] =
     "  SIZE            bytes (K/M/G/T suffixes), rounded up to the page size\n"
     "  --page          2MB (default) or 1GB hugetlb pages\n"
     "  --reserve-only  only memory the service holds ready; never a fill now\n"
-    "The service's socket: $PAGECLEAR_SOCKET, else /run/pageclear/serve.sock.\n";
+    "The service's socket: $PAGECLEAR_SOCKET, else /run/pageclear/serve.sock, served\n"
+    "by root (or by the uid $PAGECLEAR_SERVE_UID names).\n";
 
 void cli_get_usage(FILE *f)
 {
@@ -59,14 +60,20 @@ static void explain(int rc, size_t size, size_t page)
                   socket_path());
         break;
     case EDQUOT:
-        cli_error("get: %s is over this user's quota at the service", s);
+        cli_error("get: %s is over this user's quota at the service, or over its cgroup's "
+                  "limit on %s huge pages", s, p);
+        break;
+    case EPERM:
+        cli_error("get: %s is served by a process that runs neither as root nor as the uid "
+                  "PAGECLEAR_SERVE_UID names: its memory is not trusted (an impostor may "
+                  "map it too)", socket_path());
         break;
     case ENOMEM:
         cli_error("get: the service has no %s of %s pages: neither its reserve nor the "
                   "kernel's free huge pages hold that much", s, p);
         break;
     case EAGAIN:
-        cli_error("get: the service is busy (too many connections); try again");
+        cli_error("get: the service is busy (too many connections or tenants); try again");
         break;
     case EOPNOTSUPP:
         cli_error("get: the kernel has no %s huge pages", p);

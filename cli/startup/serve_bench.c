@@ -94,6 +94,7 @@ static int start(struct bench *b, struct runner *r, size_t size, double *rate)
     c.reserve[p][0] = size;
     c.nblocks[p] = 1;
     c.on_miss = SERVE_MISS_ERROR; /* a fill at request time is not measured */
+    c.reserve_for = SERVE_FOR_ALL; /* whatever this process's cgroups limit */
     r->efd = eventfd(0, EFD_CLOEXEC);
     if (r->efd < 0) {
         cli_error("serve --bench: eventfd: %s", strerror(errno));
@@ -298,6 +299,10 @@ int cli_serve_bench(int argc, char **argv)
     }
     snprintf(b.sock, sizeof(b.sock), "%s/serve.sock", b.dir);
     setenv("PAGECLEAR_SOCKET", b.sock, 1);
+    /* The daemon is this process: the client is to trust its uid. */
+    char uid[16];
+    snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+    setenv("PAGECLEAR_SERVE_UID", uid, 1);
     serve_log_level = SERVE_WARNING;
     printf("time to usable memory, %s pages: median of %lu runs (min-max)\n",
            cli_page_name(b.page), b.runs);

@@ -337,7 +337,8 @@ def serve_get(size: int, page_size: int = 0, *, reserve_only: bool = False) -> i
     ``mmap.mmap(fd, length, mmap.MAP_SHARED)``; it is nobody else's, and its
     pages go back to the kernel when the last reference is closed. The
     daemon's socket is ``$PAGECLEAR_SOCKET``, else
-    ``/run/pageclear/serve.sock``. The GIL is released while waiting.
+    ``/run/pageclear/serve.sock``, served by root (or by the uid
+    ``$PAGECLEAR_SERVE_UID`` names). The GIL is released while waiting.
 
     Args:
         size: bytes wanted (> 0).
@@ -349,8 +350,9 @@ def serve_get(size: int, page_size: int = 0, *, reserve_only: bool = False) -> i
         ValueError: ``size`` 0, another ``page_size``.
         OSError: with ``errno`` ``ENOENT`` or ``ECONNREFUSED`` (no daemon),
             ``EACCES`` (not in the socket's group), ``EDQUOT`` (over this
-            user's quota), ``ENOMEM`` (no memory), ``EAGAIN`` (busy),
-            ``EOPNOTSUPP`` (no pages of that size), ``EPROTO``.
+            user's quota or its cgroup's limit), ``ENOMEM`` (no memory),
+            ``EAGAIN`` (busy), ``EOPNOTSUPP`` (no pages of that size),
+            ``EPERM`` (the socket is served by an untrusted uid), ``EPROTO``.
     """
     return _pageclear.serve_get(size, page_size, reserve_only=reserve_only)
 

@@ -24,6 +24,8 @@ PAGE_2M = 2 << 20
 def sock_path(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     path = str(tmp_path / "serve.sock")
     monkeypatch.setenv("PAGECLEAR_SOCKET", path)
+    # the scripted daemon is this process: trusted by its uid if not root
+    monkeypatch.setenv("PAGECLEAR_SERVE_UID", str(os.getuid()))
     yield path
 
 

@@ -16,14 +16,16 @@ use pageclear_sys as sys;
 /// it on as `/proc/self/fd/N`; its pages go back to the kernel when the
 /// last reference is closed. With `reserve_only`, only memory the daemon
 /// holds ready is taken, never a fill at request time. The socket is
-/// `$PAGECLEAR_SOCKET`, else `/run/pageclear/serve.sock`. Blocks until the
-/// daemon answers. Since 1.1.
+/// `$PAGECLEAR_SOCKET`, else `/run/pageclear/serve.sock`, served by root
+/// (or by the uid `$PAGECLEAR_SERVE_UID` names). Blocks until the daemon
+/// answers. Since 1.1.
 ///
 /// # Errors
 /// The C library's errno, in [`Error::errno`]: `ENOENT` or `ECONNREFUSED`
 /// (no daemon), `EACCES` (not in the socket's group), `EDQUOT` (over this
-/// user's quota), `ENOMEM` (no memory), `EAGAIN` (busy), `EOPNOTSUPP` (no
-/// pages of that size), `EINVAL` (a size of 0, another page size),
+/// user's quota or its cgroup's limit), `ENOMEM` (no memory), `EAGAIN`
+/// (busy), `EOPNOTSUPP` (no pages of that size), `EPERM` (the socket is
+/// served by an untrusted uid), `EINVAL` (a size of 0, another page size),
 /// `EPROTO` (an answer that is not the protocol).
 ///
 /// ```no_run

@@ -68,6 +68,9 @@ fn serve_get_errors() {
     let _ = std::fs::remove_file(&path);
     // SAFETY: this test binary's one test that reads the variable.
     unsafe { std::env::set_var("PAGECLEAR_SOCKET", &path) };
+    // The scripted daemon is this process: trusted by its uid if not root.
+    // SAFETY: as above.
+    unsafe { std::env::set_var("PAGECLEAR_SERVE_UID", libc::getuid().to_string()) };
 
     let e = pageclear::serve_get(2 << 20, 0, false).unwrap_err();
     assert_eq!(e.errno(), libc::ENOENT, "no daemon");
