@@ -12,7 +12,7 @@ reserves the huge pages the cases need under the hugetlb lock (root) and
 gives them back:
 
   flock /tmp/pageclear-bench.lock scripts/perf_crosscheck.py --reserve \\
-      --pageclear build/cli/pageclear --json docs/results/data/perf-NAME.json
+      --pageclear build/cli/pageclear --json docs/results/perf/NAME.json
 
 Where perf runs under another C library (scripts/perf7.sh: glibc 2.41),
 pageclear runs under the same one, so that memset is the same code.
@@ -159,7 +159,7 @@ def measure(a):
               "scripts/perf7.sh): nothing to compare", file=sys.stderr)
         return 77
     pc = libc_of(perf) + [str(pathlib.Path(a.pageclear).resolve())]
-    all_cases = cases(a.size, a.loops, a.memset_size)
+    all_cases = a.case or cases(a.size, a.loops, a.memset_size)
     runs = {c: ([], []) for c in all_cases}
     # One page size at a time, so that huge pages are held (and the
     # hugetlb lock with them) only while their cases run.
@@ -184,7 +184,8 @@ def measure(a):
         "same_libc": bool(libc_of(perf)),
         "machine": {"cpu": next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
                                  if ln.startswith("model name")), "?"),
-                    "kernel": platform.release(), "cpus": os.cpu_count()},
+                    "kernel": platform.release(), "cpus": os.cpu_count(),
+                    "load_after": round(os.getloadavg()[0], 2)},
         "rounds": a.rounds, "unit": "bytes/s",
         "command": "scripts/perf_crosscheck.py " + " ".join(sys.argv[1:]),
         "cases": [summary(c, *runs[c]) for c in all_cases],
@@ -205,8 +206,10 @@ def table(doc):
                     f"{c['pageclear_median'] / gib:.2f} | {c['ratio']:.2f} | "
                     f"{c['perf_spread_pct']:.1f}% / {c['pageclear_spread_pct']:.1f}% | "
                     f"{c['p']:.2f}{' (differs)' if c['p'] < 0.05 else ''} |")
+    load = doc["machine"].get("load_after")
     return (f"{doc['machine']['cpu']}, {doc['machine']['cpus']} CPUs, "
-            f"{doc['machine']['kernel']}; {doc['perf']} against {doc['pageclear']}"
+            f"{doc['machine']['kernel']}{f', load average {load} at the end' if load else ''}; "
+            f"{doc['perf']} against {doc['pageclear']}"
             f"{', both under glibc 2.41' if doc['same_libc'] else ''}; medians of "
             f"{doc['rounds']} interleaved rounds (GiB = 2^30 bytes, perf's GB):\n\n"
             + "\n".join(rows) + "\n")
@@ -239,6 +242,8 @@ def main():
     ap.add_argument("--size", default="4GB", help="mmap's -s (default 4GB)")
     ap.add_argument("--memset-size", default="1GB")
     ap.add_argument("--loops", default="5")
+    ap.add_argument("--case", action="append",
+                    help="a command line after `bench` (repeatable; default: the set above)")
     ap.add_argument("--reserve", action="store_true", help="reserve the huge pages (root)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--page", help="remake the tables of this Markdown page from their JSON")
