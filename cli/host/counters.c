@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * counters.c - L1 data cache loads and misses, and CPU cycles, through
- * perf_event_open, for the calling thread in user and kernel mode. Many guests do not expose
- * hardware counters: opening then fails and the command says "not
- * supported here" instead of failing.
+ * perf_event_open, for the calling thread in user and kernel mode. Many
+ * guests do not expose hardware counters: opening then fails and the
+ * command says "not supported here" instead of failing.
  */
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -29,9 +29,7 @@ static cli_memset_fn libc_memset;
  * a copy from src (CLI_FN_MEMCPY). */
 static void call(const struct cli_fn *f, char *p, const char *src, size_t n, int byte)
 {
-    if (f->kind == CLI_FN_MEMCPY)
-        memcpy(p, src, n);
-    else if (f->kind == CLI_FN_PC_CLEAR)
+    if (f->kind == CLI_FN_PC_CLEAR)
         (void)pc_clear(p, n);
     else if (f->kind == CLI_FN_PC_COLD)
         (void)pc_clear_cold(p, n);
@@ -39,6 +37,8 @@ static void call(const struct cli_fn *f, char *p, const char *src, size_t n, int
         memset(p, byte < 0 ? 0 : byte, n);
     else if (f->kind == CLI_FN_LIBC)
         libc_memset(p, byte < 0 ? 0 : byte, n);
+    else if (f->kind == CLI_FN_MEMCPY)
+        memcpy(p, src, n);
     else if (byte < 0)
         (void)pc_impl_clear((size_t)f->kind, p, n);
     else
