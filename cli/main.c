@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "perf.h"
 
 char **cli_argv;
 
@@ -181,6 +182,10 @@ static const struct cli_command *default_command(void)
 int main(int argc, char **argv)
 {
     cli_argv = argv;
+    /* perf's command line (`bench ... mem ...`) goes whole to cli/perf/,
+     * which parses it, -h included, as perf does. */
+    if (cli_perf_claims(argc - 1, argv + 1))
+        return cli_perf_bench(argc - 1, argv + 1);
     const struct cli_command *c = argc >= 2 ? find(argv[1]) : NULL;
     if (c != NULL)
         return dispatch(c, argc - 2, argv + 2);

@@ -44,6 +44,10 @@ void cli_stats_cpu(struct cli_stats *s, const struct cli_cpu *before,
  * cli_stats_samples's); 0, or -1 if they were not measured. */
 int cli_stats_cpu_samples(const struct cli_stats *s, const double **user, const double **sys);
 
+/* The clock every timed run reads: CLOCK_MONOTONIC in nanoseconds, unless
+ * cli_clock_set gave another for the whole process (`bench mem -c`: CPU
+ * cycles; each "GB/s" figure is then bytes per cycle). */
 uint64_t cli_now_ns(void);
+void cli_clock_set(uint64_t (*now)(void));
 
 #endif

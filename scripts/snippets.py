@@ -21,7 +21,8 @@ GitHub) naming how the block is checked; a block without one fails:
                                    (after the install blocks)
   <!-- snippet: pageclear -->      `pageclear` command lines: each command
                                    exists and takes each option written
-                                   (checked against `pageclear CMD --help`;
+                                   (checked against `pageclear CMD --help`,
+                                   perf's `bench mem` lines against theirs;
                                    nothing is measured)
   <!-- snippet: python -->         run (--python: with an extension built
                                    from this tree) or else compiled only
@@ -137,10 +138,22 @@ class Checker:
 
     def command(self, name: str) -> Optional[str]:
         if name not in self.help:
-            r = subprocess.run([str(self.pageclear), name, "--help"], capture_output=True,
+            r = subprocess.run([str(self.pageclear), *name.split(), "--help"], capture_output=True,
                                text=True, timeout=30)
-            self.help[name] = r.stdout if r.returncode == 0 and not r.stderr else None
+            if name.startswith("bench ") and " mem" in name:
+                # perf's command line (docs/perf.md): its usage on stderr, exit 129
+                self.help[name] = r.stderr if r.returncode == 129 and "Usage:" in r.stderr else None
+            else:
+                self.help[name] = r.stdout if r.returncode == 0 and not r.stderr else None
         return self.help[name]
+
+    @staticmethod
+    def perf_parts(args: List[str]):
+        """`bench [opts] mem BENCH [opts]`: perf bench's options, checked
+        against its usage, and the benchmark's, against the benchmark's."""
+        i = args.index("mem")
+        bench = args[i + 1] if i + 1 < len(args) else ""
+        return [("bench -h mem", args[1:i]), (f"bench mem {bench}", args[i + 2:])]
 
     def pageclear_lines(self, b: Block) -> Optional[str]:
         for line in b.text.splitlines():
@@ -152,13 +165,17 @@ class Checker:
                     return f"'{part.strip()}' is not a pageclear command"
                 args = words[1:]
                 cmd = args[0] if args and not args[0].startswith("-") else "bench"
-                usage = self.command(cmd)
-                if usage is None:
-                    return f"'pageclear {cmd} --help' fails: no such command?"
-                for a in args:
-                    opt = a.split("=", 1)[0]
-                    if a.startswith("-") and not re.search(rf"(^|[\s\[|,(]){re.escape(opt)}\b", usage):
-                        return f"'{part.strip()}': pageclear {cmd} has no option {opt}"
+                parts = [(cmd, args)]
+                if cmd == "bench" and "mem" in args:
+                    parts = self.perf_parts(args)
+                for cmd, opts in parts:
+                    usage = self.command(cmd)
+                    if usage is None:
+                        return f"'pageclear {cmd} --help' fails: no such command?"
+                    for a in opts:
+                        opt = a.split("=", 1)[0]
+                        if a.startswith("-") and not re.search(rf"(^|[\s\[|,(]){re.escape(opt)}\b", usage):
+                            return f"'{part.strip()}': pageclear {cmd} has no option {opt}"
         return None
 
     def python_block(self, b: Block) -> Optional[str]:

@@ -32,6 +32,7 @@ LAYOUT = {
                 "the counters",
     "cli/measure": "the measurement core: buffers, cache states, timed clears, grids, faults",
     "cli/bench": "the workloads and the default suite with its tables",
+    "cli/perf": "perf bench mem's command line and output: `pageclear bench mem`",
     "cli/startup": "start-up memory: prealloc, pool, parallel populate, get, serve",
     "cli/tune": "tune: the crossovers measured, the profile written",
     "cli/check": "check: the selection in force held to its contracts",

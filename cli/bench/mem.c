@@ -53,23 +53,8 @@ static void print_help_functions(int fill)
     struct cli_fn fns[CLI_MAX_FNS];
     size_t n = cli_fn_list(fns, CLI_MAX_FNS, CLI_FNS_ALL | (fill ? CLI_FNS_FILL : 0));
     printf("# functions for 'pageclear mem %s -f':\n", fill ? "memset" : "clear");
-    for (size_t i = 0; i < n; i++) {
-        const char *what = "";
-        struct pc_impl_info in;
-        if (fns[i].kind >= 0 && pc_impl_get((size_t)fns[i].kind, &in) == 0)
-            what = in.description;
-        else if (fns[i].kind == CLI_FN_PC_CLEAR)
-            what = "libpageclear's clear: primitive chosen by CPU and size";
-        else if (fns[i].kind == CLI_FN_PC_BATCHED)
-            what = "pc_clear_batched with -k as its unit";
-        else if (fns[i].kind == CLI_FN_PC_COLD)
-            what = "pc_clear_cold: for memory nobody reads soon";
-        else if (fns[i].kind == CLI_FN_GLIBC)
-            what = "the C library's memset, as this program calls it";
-        else if (fns[i].kind == CLI_FN_LIBC)
-            what = "the C library's own memset, past the preload";
-        printf("  %-20s %s\n", fns[i].name, what);
-    }
+    for (size_t i = 0; i < n; i++)
+        printf("  %-20s %s\n", fns[i].name, cli_fn_what(&fns[i]));
     for (size_t i = 0; i < pc_impl_count(); i++) {
         struct pc_impl_info in;
         pc_impl_get(i, &in);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * counters.c - L1 data cache loads and misses through perf_event_open, for
- * the calling thread in user and kernel mode. Many guests do not expose
- * hardware counters: opening then fails and the command says "not
- * supported here" instead of failing.
+ * counters.c - L1 data cache loads and misses, and CPU cycles, through
+ * perf_event_open, for the calling thread in user and kernel mode. Many
+ * guests do not expose hardware counters: opening then fails and the
+ * command says "not supported here" instead of failing.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -16,15 +16,14 @@
 
 #include "counters.h"
 
-static int open_one(uint64_t result)
+static int open_event(uint32_t type, uint64_t config, int disabled)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof(a));
-    a.type = PERF_TYPE_HW_CACHE;
+    a.type = type;
     a.size = sizeof(a);
-    a.config = PERF_COUNT_HW_CACHE_L1D | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
-               (result << 16);
-    a.disabled = 1;
+    a.config = config;
+    a.disabled = disabled != 0;
     a.exclude_hv = 1;
     int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
     if (fd < 0) {
@@ -33,6 +32,31 @@ static int open_one(uint64_t result)
         fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
     }
     return fd < 0 ? -errno : fd;
+}
+
+static int open_one(uint64_t result)
+{
+    return open_event(PERF_TYPE_HW_CACHE,
+                      PERF_COUNT_HW_CACHE_L1D | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+                          (result << 16),
+                      1);
+}
+
+static int cycles_fd = -1;
+
+int cli_cycles_open(void)
+{
+    if (cycles_fd < 0)
+        cycles_fd = open_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0);
+    return cycles_fd < 0 ? cycles_fd : 0;
+}
+
+uint64_t cli_cycles_now(void)
+{
+    uint64_t v = 0;
+    if (cycles_fd < 0 || read(cycles_fd, &v, sizeof(v)) != sizeof(v))
+        return 0;
+    return v;
 }
 
 int cli_counters_open(struct cli_counter_set *cs)

@@ -86,8 +86,7 @@ size_t cli_mem_available(void)
     return kb * 1024;
 }
 
-static void hugetlb_advice(size_t need_pages, enum cli_page p, char *err,
-                           size_t errlen)
+void cli_hugetlb_advice(size_t need_pages, enum cli_page p, char *err, size_t errlen)
 {
     const char *dir = p == CLI_PAGE_1G ? "hugepages-1048576kB" : "hugepages-2048kB";
     char path[128];
@@ -115,7 +114,7 @@ static int map_hugetlb(struct cli_buf *b, int how, char *err, size_t errlen)
     if (a == MAP_FAILED) {
         int e = errno;
         if (e == ENOMEM || e == EINVAL)
-            hugetlb_advice(b->map_len / cli_page_bytes(b->page), b->page, err, errlen);
+            cli_hugetlb_advice(b->map_len / cli_page_bytes(b->page), b->page, err, errlen);
         else
             snprintf(err, errlen, "mmap of %s hugetlb memory: %s", cli_page_name(b->page),
                      strerror(e));

@@ -28,6 +28,9 @@ size_t cli_page_bytes(enum cli_page p);
 int cli_buf_map(struct cli_buf *b, size_t len, enum cli_page p, int flags,
                 char *err, size_t errlen);
 void cli_buf_unmap(struct cli_buf *b);
+/* The message for too few hugetlb pages of size p: how many are needed
+ * and free, and the `echo` that reserves them. */
+void cli_hugetlb_advice(size_t need_pages, enum cli_page p, char *err, size_t errlen);
 /* Bytes of memory available (MemAvailable), 0 if unknown. */
 size_t cli_mem_available(void);
 /* The number a file such as /sys/kernel/mm/hugepages/.../free_hugepages

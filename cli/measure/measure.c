@@ -25,8 +25,9 @@
  * listed (cli_fn_list): call() must not look it up per call. */
 static cli_memset_fn libc_memset;
 
-/* One call of f over [p, p + n): a clear, or with byte >= 0 a fill. */
-static void call(const struct cli_fn *f, char *p, size_t n, int byte)
+/* One call of f over [p, p + n): a clear, or with byte >= 0 a fill, or
+ * a copy from src (CLI_FN_MEMCPY). */
+static void call(const struct cli_fn *f, char *p, const char *src, size_t n, int byte)
 {
     if (f->kind == CLI_FN_PC_CLEAR)
         (void)pc_clear(p, n);
@@ -36,23 +37,26 @@ static void call(const struct cli_fn *f, char *p, size_t n, int byte)
         memset(p, byte < 0 ? 0 : byte, n);
     else if (f->kind == CLI_FN_LIBC)
         libc_memset(p, byte < 0 ? 0 : byte, n);
+    else if (f->kind == CLI_FN_MEMCPY)
+        memcpy(p, src, n);
     else if (byte < 0)
         (void)pc_impl_clear((size_t)f->kind, p, n);
     else
         (void)pc_impl_fill((size_t)f->kind, p, n, byte);
 }
 
-/* One pass of f over the extent at p: one call, or one per chunk (the
- * batched clear makes its units itself). */
-static void pass(const struct cli_fn *f, char *p, size_t size, size_t chunk, int byte,
-                 const struct pc_batch *b)
+/* One pass of f over the extent at p (from src, for a copy): one call,
+ * or one per chunk (the batched clear makes its units itself). */
+static void pass(const struct cli_fn *f, char *p, const char *src, size_t size, size_t chunk,
+                 int byte, const struct pc_batch *b)
 {
     if (f->kind == CLI_FN_PC_BATCHED) {
         (void)pc_clear_batched(p, size, b, NULL);
         return;
     }
     for (size_t off = 0; off < size; off += chunk)
-        call(f, p + off, size - off < chunk ? size - off : chunk, byte);
+        call(f, p + off, src != NULL ? src + off : NULL, size - off < chunk ? size - off : chunk,
+             byte);
 }
 
 /* The byte loop l stores: f's own, perf's loop index, the target's. */
@@ -75,7 +79,7 @@ static double run_first(const struct cli_fn *f, struct cli_target *t, unsigned l
         if (p == NULL)
             return 0; /* out of memory since cli_target_map: no figure */
         uint64_t t0 = cli_now_ns();
-        pass(f, p, t->size, chunk, byte_of(f, t, l), b);
+        pass(f, p, t->src.addr, t->size, chunk, byte_of(f, t, l), b);
         ns += cli_now_ns() - t0;
         cli_target_release(&m);
     }
@@ -99,11 +103,11 @@ static double run_once(const struct cli_fn *f, struct cli_target *t, unsigned lo
      * cache (streaming stores evict what they write), so one untimed pass
      * first, as perf bench's untimed first clear. */
     if (t->cache == CLI_CACHE_WARM)
-        pass(f, t->base, size, chunk, byte_of(f, t, 0), &b);
+        pass(f, t->base, cli_target_source(t, t->base), size, chunk, byte_of(f, t, 0), &b);
     uint64_t t0 = cli_now_ns();
     for (unsigned long l = 0; l < loops; l++) {
         char *p = cli_target_next(t);
-        pass(f, p, size, chunk, byte_of(f, t, l), &b);
+        pass(f, p, cli_target_source(t, p), size, chunk, byte_of(f, t, l), &b);
         if (t->cache == CLI_CACHE_USE)
             cli_target_use(p, size);
     }
@@ -181,6 +185,22 @@ int cli_fn_fills(const struct cli_fn *f)
         return 1;
     /* a primitive that can fill accepts a non-zero byte on an empty range */
     return f->kind >= 0 && pc_impl_fill((size_t)f->kind, NULL, 0, 1) == 0;
+}
+
+const char *cli_fn_what(const struct cli_fn *f)
+{
+    struct pc_impl_info in;
+    if (f->kind >= 0 && pc_impl_get((size_t)f->kind, &in) == 0)
+        return in.description;
+    switch (f->kind) {
+    case CLI_FN_PC_CLEAR: return "libpageclear's clear: primitive chosen by CPU and size";
+    case CLI_FN_PC_BATCHED: return "pc_clear_batched with -k as its unit";
+    case CLI_FN_PC_COLD: return "pc_clear_cold: for memory nobody reads soon";
+    case CLI_FN_GLIBC: return "the C library's memset, as this program calls it";
+    case CLI_FN_LIBC: return "the C library's own memset, past the preload";
+    case CLI_FN_MEMCPY: return "the C library's memcpy, as this program calls it";
+    default: return "";
+    }
 }
 
 size_t cli_fn_list(struct cli_fn *fns, size_t max, int which)

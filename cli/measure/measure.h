@@ -16,6 +16,9 @@
 #define CLI_FN_PC_BATCHED (-3) /* pc_clear_batched, chunk = its unit */
 #define CLI_FN_PC_COLD (-4)    /* pc_clear_cold */
 #define CLI_FN_LIBC (-5)       /* the C library's own memset, past a preload */
+#define CLI_FN_MEMCPY (-6)     /* the C library's memcpy from the target's source
+                                  (cli_target_map_source): perf's memcpy workload;
+                                  never listed, only named by cli/perf/ */
 #define CLI_MAX_FNS 32
 struct cli_fn {
     char name[48];
@@ -65,6 +68,9 @@ int cli_fn_portable(const struct cli_fn *f);
 int cli_impl_cache(const char *name);
 /* 1 if f can store a non-zero byte (perf's memset workload). */
 int cli_fn_fills(const struct cli_fn *f);
+/* One line on what f is: the primitive's description, or the library's
+ * or the C library's function in a few words. */
+const char *cli_fn_what(const struct cli_fn *f);
 /* Passes per run over an extent of size bytes so that a run clears at
  * least bytes_per_run (one pass from that size on). */
 unsigned long cli_loops_per_run(size_t size, size_t bytes_per_run);

@@ -114,6 +114,21 @@ int cli_target_map(struct cli_target *t, size_t size, enum cli_cache c,
     return 0;
 }
 
+int cli_target_map_source(struct cli_target *t, char *err, size_t errlen)
+{
+    int rc = cli_buf_map(&t->src, t->region, t->page, CLI_MAP_POPULATE, err, errlen);
+    if (rc == 0)
+        memset(t->src.addr, 0, t->region);
+    return rc;
+}
+
+const char *cli_target_source(const struct cli_target *t, const char *p)
+{
+    if (t->src.addr == NULL)
+        return NULL;
+    return t->base != NULL ? t->src.addr + (p - t->base) : t->src.addr;
+}
+
 void cli_target_warm(struct cli_target *t, char *buf, size_t size)
 {
     *t = (struct cli_target){.base = buf, .region = size, .size = size,
@@ -124,6 +139,7 @@ void cli_target_unmap(struct cli_target *t)
 {
     cli_buf_unmap(&t->buf);
     cli_buf_unmap(&t->evict);
+    cli_buf_unmap(&t->src);
 }
 
 char *cli_target_next(struct cli_target *t)

@@ -32,6 +32,7 @@ struct cli_target {
     int fill;             /* CLI_FILL_* or a byte */
     struct cli_buf buf;   /* the region, when cli_target_map mapped it */
     struct cli_buf evict; /* read before each cold run to empty the cache */
+    struct cli_buf src;   /* a copy's source, laid out as the region (or NULL) */
 };
 /* Bytes a cold rotation for size-byte extents spans: four LLCs, at least
  * 256 MiB, a whole number of extents; size itself when larger. */
@@ -40,6 +41,13 @@ size_t cli_cold_span(size_t size);
  * -errno with the reason in err. */
 int cli_target_map(struct cli_target *t, size_t size, enum cli_cache c,
                    enum cli_page page, int fill, char *err, size_t errlen);
+/* A source for copies into t (CLI_FN_MEMCPY): region bytes of t's page
+ * size, populated and zeroed, as perf's memcpy workload has it. 0 or
+ * -errno with the reason in err; cli_target_unmap gives it back. */
+int cli_target_map_source(struct cli_target *t, char *err, size_t errlen);
+/* Where a copy into the extent at p reads from: the same offset of the
+ * source; NULL without one. */
+const char *cli_target_source(const struct cli_target *t, const char *p);
 /* A warm target over a buffer the caller owns (zeros stored). */
 void cli_target_warm(struct cli_target *t, char *buf, size_t size);
 void cli_target_unmap(struct cli_target *t);
