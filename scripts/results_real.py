@@ -62,6 +62,22 @@ def load(path: pathlib.Path) -> dict:
     return doc
 
 
+def preload_cases(doc: dict) -> List[dict]:
+    return [c for c in doc["cases"] if "serve" not in c["runs"]]
+
+
+def serve_lines(doc: dict, link: str) -> List[str]:
+    """The cases measured against the daemon's reserve, a line each."""
+    out = []
+    for c in doc["cases"]:
+        r = c["runs"]
+        if "serve" in r:
+            out.append(f"{c['program']}, {c['what']}: {number(median(r['plain']))} ms preallocated "
+                       f"fresh, {number(median(r['serve']))} ms with memory from `pageclear get` "
+                       f"({gain(c, 'serve')}; {link}).")
+    return out
+
+
 def page(name: str, doc: dict) -> str:
     h = doc.get("header") or {}
     out = [GENERATED.format(src=f"docs/results/real/data/{name}.json"),
@@ -79,7 +95,7 @@ def page(name: str, doc: dict) -> str:
            f"flock /tmp/pageclear-bench.lock {h.get('command', 'scripts/real_programs.py')} "
            f"> docs/results/real/data/{name}.json", "scripts/results_pages.py", "```", ""]
     rows = []
-    for c in doc["cases"]:
+    for c in preload_cases(doc):
         r = c["runs"]
         rows.append([f"{c['program']}: {c['what']}", number(median(r.get("plain", [])))] +
                     [f"{number(median(r.get(m, [])))} ({gain(c, m)})" for m in MODES])
@@ -87,7 +103,13 @@ def page(name: str, doc: dict) -> str:
     out += ["Lowest-highest of the runs:", ""]
     out += table(["program", "plain"] + [MODE_NAMES[m] for m in MODES],
                  [[c["name"]] + [spread(c["runs"].get(m, [])) for m in ("plain",) + MODES]
-                  for c in doc["cases"]]) + [""]
+                  for c in preload_cases(doc)]) + [""]
+    served = serve_lines(doc, "lowest-highest " + ", ".join(
+        f"{spread(c['runs']['plain'])} and {spread(c['runs']['serve'])}"
+        for c in doc["cases"] if "serve" in c["runs"]))
+    if served:
+        out += ["Against the daemon's reserve of zeroed huge pages "
+                "([docs/startup.md](../../startup.md)):", ""] + served + [""]
     res = [c for c in doc["cases"] if isinstance(c.get("resident_percent"), dict)]
     if res:
         out += ["Pages resident right after the operation (mincore, before any byte is read),",
@@ -108,8 +130,10 @@ def readme_table(name: str, doc: dict) -> List[str]:
     rows = [[f"{c['program']}: {c['what']}", number(median(c["runs"].get("plain", []))),
              f"{number(median(c['runs'].get('populate', [])))} ({gain(c, 'populate')})",
              f"{number(median(c['runs'].get('skip', [])))} ({gain(c, 'skip')})"]
-            for c in doc["cases"]]
-    return head + table(["program", "plain", "`pageclear exec`", "`--first-touch skip`"], rows)
+            for c in preload_cases(doc)]
+    tail = serve_lines(doc, f"[more](docs/results/real/{name}.md)")
+    return head + table(["program", "plain", "`pageclear exec`", "`--first-touch skip`"], rows) + \
+        ([""] + tail if tail else [])
 
 
 def machines() -> Dict[str, dict]:

@@ -12,6 +12,7 @@
 # both locks:
 #   flock /tmp/pageclear-bench.lock flock /tmp/pageclear-hugetlb.lock \
 #     scripts/serve_qemu.sh build/cli/pageclear 4 7
+# Ends with each contender's runs, one line each ("runs NAME: ms...").
 # Usage: serve_qemu.sh PAGECLEAR GIB RUNS
 set -euo pipefail
 bin="$(realpath "$1")"
@@ -75,3 +76,7 @@ echo "QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}'), accel=$
 echo "  memory-backend-memfd,hugetlb=on,prealloc=on:        $(stats "${fresh[@]}")"
 echo "  memory-backend-file on a memfd from pageclear serve: $(stats "${service[@]}")  (get + start)"
 echo "  memory-backend-memfd,hugetlb=on, no prealloc:       $(stats "${none[@]}")"
+# Every run, for scripts/real_programs.py (ms, in run order).
+echo "runs fresh: ${fresh[*]}"
+echo "runs service: ${service[*]}"
+echo "runs none: ${none[*]}"
