@@ -41,8 +41,18 @@ HUGE = {"2MB": ("hugepages-2048kB", 2 << 20), "1GB": ("hugepages-1048576kB", 1 <
 # What pageclear does not have, by benchmark: perf's blocks and list
 # lines for them are dropped before comparing (docs/perf.md).
 ABSENT = {"memcpy": {"x86-64-unrolled", "x86-64-movsq"}, "mem": {"find_bit"}}
-if platform.machine() != "x86_64":  # perf's x86-64 memsets, and pageclear's primitives
-    ABSENT["memset"] = {"x86-64-unrolled", "x86-64-stosq"}
+PERF_X86_MEMSETS = {"x86-64-unrolled", "x86-64-stosq"}
+
+
+def absent_memsets(pageclear):
+    """perf's x86-64 memsets that this build of pageclear cannot run: all
+    of them off x86-64, and in a build without the x86-64 primitives
+    (PC_PORTABLE_ONLY), as `pageclear list` shows."""
+    if platform.machine() != "x86_64":
+        return set(PERF_X86_MEMSETS)
+    out = subprocess.run([pageclear, "list"], capture_output=True, text=True, check=True).stdout
+    runs = {ln.split()[0] for ln in out.splitlines() if ln.strip() and "[not supported here]" not in ln}
+    return PERF_X86_MEMSETS - runs
 RATE = re.compile(r"^ (?P<num>[ \d.a-z+-]{14,}?)(?P<d>d?) (?P<unit>bytes/sec|KB/sec|MB/sec|GB/sec"
                   r"|cycles/byte)(?P<thr>/thread\t\( \+- [ \d]{3,}\.\d\d% \))?$")
 SIMPLE = re.compile(r"^(\d+\.\d{6}|inf|-?nan)$")
@@ -232,6 +242,15 @@ def reserved(spec, words):
             nr.write_text(str(before))
 
 
+def runs_absent(words):
+    """The function a case names with -f, if this build lacks it."""
+    bench = next((w for w in words if w in ABSENT and w != "mem"), None)
+    for i, w in enumerate(words[:-1]):
+        if w in ("-f", "--function") and bench and words[i + 1] in ABSENT[bench]:
+            return words[i + 1]
+    return None
+
+
 def stored(pageclear):
     """Each recorded case once: those recorded with huge pages run with
     them reserved here, those recorded without ("none") run without."""
@@ -239,6 +258,9 @@ def stored(pageclear):
     fails, checked, notes = 0, 0, []
     for perf in doc["cases"]:
         words, renamed = capped(perf["args"])
+        if runs_absent(words):
+            notes.append(f"{perf['name']}: {runs_absent(words)} not in this build: skipped")
+            continue
         with reserved(perf["pages"], words) as had:
             ours = run([pageclear, "bench"] + words) if had else None
         failed = ours is not None and "# Memory allocation failed" in ours["stdout"]
@@ -289,6 +311,9 @@ def live(pageclear, given):
         if c["pages"] != "-" or " -c" in c["args"]:
             continue
         words, renamed = capped(c["args"])
+        if runs_absent(words):
+            print(f"note {c['name']}: {runs_absent(words)} not in this build: skipped")
+            continue
         p = run(perf + ["bench"] + words)
         o = run([pageclear, "bench"] + words)
         problems = compare(words, {}, p, o)
@@ -306,6 +331,9 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     pageclear = sys.argv[1]
+    gone = absent_memsets(pageclear)
+    if gone:
+        ABSENT["memset"] = gone
     if len(sys.argv) > 2 and sys.argv[2] == "--live":
         return live(pageclear, sys.argv[3] if len(sys.argv) > 3 else None)
     return stored(pageclear)
