@@ -30,6 +30,13 @@ static const char *published(enum cli_page p)
     }
 }
 
+/* The faster of the fault path's two medians. */
+static double fault_of(const struct cli_hr_row *r)
+{
+    double p = r->st[CLI_HR_POPULATE].median, d = r->st[CLI_HR_DEMAND].median;
+    return p > d ? p : d;
+}
+
 /* median (lowest-highest) */
 static const char *fig(const struct cli_stats *s, char *buf, size_t n)
 {
@@ -82,7 +89,7 @@ static const char *share(const struct cli_hr_row *r, size_t f, char *buf, size_t
     if (f == 0) /* no primitive of that kind */
         snprintf(buf, n, "-");
     else
-        snprintf(buf, n, "%.0f%%", 100 * cli_hr_fault(r) / r->st[f].median);
+        snprintf(buf, n, "%.0f%%", 100 * fault_of(r) / r->st[f].median);
     return buf;
 }
 
@@ -120,7 +127,7 @@ static void projection(const struct cli_hr_row *rows, size_t n)
                           ? r->best_stream : r->best_temporal;
         if (best == 0)
             continue;
-        double fault = cli_hr_fault(r), way = r->st[CLI_HR_KERNEL].median;
+        double fault = fault_of(r), way = r->st[CLI_HR_KERNEL].median;
         double rest = 1 / fault - 1 / way; /* ns per byte besides the clearing */
         double reach = 1 / ((rest > 0 ? rest : 0) + 1 / r->st[best].median);
         printf("%s %s %.2f GB/s with %s (now %.2f%s)", any++ ? ";" : "# The fault path would "
