@@ -15,7 +15,7 @@
  * allocations and stats, and its frees and its close are no-ops, so blocks
  * it inherited stay mapped (as copies) until it exits.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <errno.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * info.c - what the library knows: its version, the primitive it selects
  * for a length, the table of primitives, the host's facts and thresholds.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <stdint.h>
 

@@ -3,7 +3,7 @@
  * module.c - the _pageclear module: initialisation, the errno-to-exception
  * mapping and the argument converters every part shares.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <errno.h>
 #include <limits.h>

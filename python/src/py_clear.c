@@ -10,7 +10,7 @@
  * exported). clear() takes strided views too and zeroes exactly their
  * elements; the other calls work on one extent and refuse a view with gaps.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <errno.h>
 

@@ -3,7 +3,7 @@
  * present.c - clear_present: pc_clear_present on a contiguous writable
  * buffer, its report as a dict.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <errno.h>
 
