@@ -3,8 +3,8 @@
  * parallel.h - clear and populate scaling (parallel.c): `pageclear
  * parallel` and the default suite's table.
  */
-#ifndef PAGECLEAR_CLI_PARALLEL_H
-#define PAGECLEAR_CLI_PARALLEL_H
+#ifndef PAGECLEAR_CLI_PARALLEL_BENCH_H
+#define PAGECLEAR_CLI_PARALLEL_BENCH_H
 
 #include <stddef.h>
 

@@ -18,7 +18,7 @@
 #include "buffer.h"
 #include "commands.h"
 #include "output.h"
-#include "parallel.h"
+#include "parallel_bench.h"
 #include "stats.h"
 #include "units.h"
 

@@ -34,7 +34,7 @@
 #include "commands.h"
 #include "measure.h"
 #include "output.h"
-#include "pool.h"
+#include "pool_bench.h"
 #include "pool_calloc.h"
 #include "stats.h"
 #include "units.h"
