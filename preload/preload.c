@@ -52,13 +52,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cpu.h"
 #include "entry.h"
-#include "env.h"
 #include "first_touch.h"
 #include "pageclear.h"
+#include "preload_env.h"
+#include "preload_stats.h"
 #include "seccomp.h"
-#include "stats.h"
+#include "short_stores.h"
 
 /* The entry points, declared here rather than through <string.h>, whose
  * fortified inline versions (_FORTIFY_SOURCE) could not be defined over. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../preload/cpu.h"
+#include "../preload/short_stores.h"
 #include "harness.h"
 
 #define OSXSAVE (1u << 27)

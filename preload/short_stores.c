@@ -4,7 +4,7 @@
  * (cpu.h), on the words src/arch/x86_64/cpu_words.c reads, and what the
  * C library's memset does as src/libc_memset.c says it.
  */
-#include "cpu.h"
+#include "short_stores.h"
 #include "../src/libc_memset.h"
 
 #define LEAF1_ECX_OSXSAVE_AVX (PCI_LEAF1_ECX_OSXSAVE | PCI_LEAF1_ECX_AVX)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "env.h"
+#include "preload_env.h"
 
 int pci_env_is(const char *name, const char *value)
 {

@@ -6,8 +6,8 @@
  * into the preload), so that a test can feed them the CPUs this machine
  * is not (tests/test_preload_cpu.c).
  */
-#ifndef PCI_PRELOAD_CPU_H
-#define PCI_PRELOAD_CPU_H
+#ifndef PCI_PRELOAD_SHORT_STORES_H
+#define PCI_PRELOAD_SHORT_STORES_H
 
 #include "../src/arch/x86_64/cpu_words.h"
 

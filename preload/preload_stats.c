@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "first_touch.h"
-#include "stats.h"
+#include "preload_stats.h"
 
 /* The counters are updated from memset, possibly inside a signal handler:
  * only lock-free atomics may be used there. */
