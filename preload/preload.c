@@ -355,7 +355,7 @@ static void own_stores(int want_avx512, int want_avx2, size_t below)
     if (v3 && !avx2)
         return; /* its cases would fault: every call goes on */
     int wide = (pci_preload_entry_kind & PCI_ENTRY_AVX512) && avx512;
-    /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
+    /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (short_stores.h). */
     int ymm = !wide && want_avx2 != 0 && avx2 && (!pci_preload_cpu_rtm(&cpu) || want_avx2 == 1);
     if (ymm)
         atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);

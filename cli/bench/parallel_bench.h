@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * parallel.h - clear and populate scaling (parallel.c): `pageclear
+ * parallel_bench.h - clear and populate scaling (parallel_bench.c): `pageclear
  * parallel` and the default suite's table.
  */
 #ifndef PAGECLEAR_CLI_PARALLEL_BENCH_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * clear.c - clear, clear_hint, clear_batched, populate and populate_many
+ * py_clear.c - clear, clear_hint, clear_batched, populate and populate_many
  * on any writable buffer.
  *
  * Every call takes the buffer with PyObject_GetBuffer(PyBUF_WRITABLE), so a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * module.c - the _pageclear module: initialisation, the errno-to-exception
+ * py_module.c - the _pageclear module: initialisation, the errno-to-exception
  * mapping and the argument converters every part shares.
  */
 #include "py_module.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * module.h - shared declarations of the _pageclear extension module.
+ * py_module.h - shared declarations of the _pageclear extension module.
  *
  * The module is a thin layer over include/pageclear.h: it converts Python
  * arguments, holds buffers while the GIL is released, and maps the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * present.c - clear_present: pc_clear_present on a contiguous writable
+ * py_present.c - clear_present: pc_clear_present on a contiguous writable
  * buffer, its report as a dict.
  */
 #include "py_module.h"

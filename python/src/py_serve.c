@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * serve.c - zeroed huge pages from the `pageclear serve` daemon
+ * py_serve.c - zeroed huge pages from the `pageclear serve` daemon
  * (pc_serve_get): the descriptor as an int the caller owns.
  */
 #include "py_module.h"
