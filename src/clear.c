@@ -30,6 +30,24 @@ int pc_clear(void *addr, size_t len)
     return 0;
 }
 
+int pc_fill(void *addr, size_t len, int byte)
+{
+    if (byte < 0 || byte > 255)
+        return -EINVAL;
+    int rc = pci_check_range(addr, len);
+    if (rc != 0 || len == 0)
+        return rc;
+    if (byte == 0) {
+        pci_clear_for(len)(addr, len);
+        return 0;
+    }
+    pci_fill_fn f = pci_fill_for(len);
+    if (f == NULL)
+        return -ENOTSUP;
+    f(addr, len, pci_pattern((unsigned char)byte));
+    return 0;
+}
+
 int pc_clear_pages(void *addr, size_t npages)
 {
     if (npages == 0)
