@@ -12,19 +12,18 @@
 #include "args.h"
 #include "headroom.h"
 #include "kernel.h"
+#include "kernel_published.h"
 
-/* The kernel work's published demand-fault figures (AMD Genoa, one
- * thread, `perf bench mem mmap -f demand -s 64GB -l 5`; perf's GB/sec,
- * 2^30 bytes per second): page at a time, then batched. */
+/* The kernel work's published demand-fault figures for page size p
+ * (data/kernel-published.tsv says where they come from). */
 static const char *published(enum cli_page p)
 {
     switch (p) {
     case CLI_PAGE_THP:
     case CLI_PAGE_2M:
-        return "2 MB pages: 23.58 page at a time → 25.34 whole (+7.5%)";
+        return CLI_PUBLISHED_2M;
     case CLI_PAGE_1G:
-        return "1 GB pages: 25.09 → 39.22 in 32 MB units (+56%); 25.71 → 52.73 whole "
-               "(+110%)";
+        return CLI_PUBLISHED_1G;
     default:
         return "-";
     }
@@ -98,7 +97,7 @@ static void shares(const struct cli_hr_row *rows, size_t n)
     char a[32], way[64], s[3][16];
     printf("\n%-6s %-24s %-18s %-18s %9s %9s %9s  %s\n", "pages", "kernel's way",
            "best temporal", "best streaming", "fault/way", "/temporal", "/stream",
-           "published, on their machine (AMD Genoa, demand faults, perf's GB/sec = 2^30 B/s)");
+           CLI_PUBLISHED_HEADING);
     for (size_t i = 0; i < n; i++) {
         const struct cli_hr_row *r = &rows[i];
         if (!r->ok)
