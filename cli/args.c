@@ -55,22 +55,6 @@ int cli_uint(const char *opt, const char *s, unsigned long min,
     return 0;
 }
 
-const char *cli_fmt_size(size_t v, char *buf, size_t n)
-{
-    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    size_t u = 0;
-    double d = (double)v;
-    while (d >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-        d /= 1024;
-        u++;
-    }
-    if (d == (double)(size_t)d)
-        snprintf(buf, n, "%zu%s", (size_t)d, units[u]);
-    else
-        snprintf(buf, n, "%.2f%s", d, units[u]);
-    return buf;
-}
-
 int cli_opt_value(const struct cli_opt *spec, const char *cmd, int argc,
                   char **argv, int *i, const char **val)
 {
@@ -93,6 +77,21 @@ int cli_opt_value(const struct cli_opt *spec, const char *cmd, int argc,
     }
     cli_error("%s: unknown option '%s'", cmd, a);
     return -1;
+}
+
+int cli_parse_format(const char *arg, enum cli_format *fmt)
+{
+    if (strcmp(arg, "--format=simple") == 0)
+        *fmt = CLI_FMT_SIMPLE;
+    else if (strcmp(arg, "--format=default") == 0)
+        *fmt = CLI_FMT_DEFAULT;
+    else if (strcmp(arg, "--json") == 0 || strcmp(arg, "--format=json") == 0)
+        *fmt = CLI_FMT_JSON;
+    else if (strcmp(arg, "--csv") == 0 || strcmp(arg, "--format=csv") == 0)
+        *fmt = CLI_FMT_CSV;
+    else
+        return 0;
+    return 1;
 }
 
 int cli_next_opt(const struct cli_opt *spec, const char *foreign, const char *cmd,

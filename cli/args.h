@@ -22,6 +22,8 @@ int cli_size(const char *opt, const char *s, size_t min, size_t *out);
 /* Parse a positive integer in [min, max]; on failure print why, return -1. */
 int cli_uint(const char *opt, const char *s, unsigned long min,
              unsigned long max, unsigned long *out);
+/* Parse --format=X / --json / --csv. Returns 1 if arg was a format option. */
+int cli_parse_format(const char *arg, enum cli_format *fmt);
 /* Options that take a value: -k VALUE, --long VALUE or --long=VALUE. */
 struct cli_opt {
     char key;
@@ -40,7 +42,5 @@ int cli_opt_value(const struct cli_opt *spec, const char *cmd, int argc,
  * Usage: while ((key = cli_next_opt(...)) > 0) ... */
 int cli_next_opt(const struct cli_opt *spec, const char *foreign, const char *cmd,
                  int argc, char **argv, int *i, enum cli_format *fmt, const char **val);
-/* "4KiB", "2MiB", "1.5GiB": binary units, exactly named. */
-const char *cli_fmt_size(size_t v, char *buf, size_t n);
 
 #endif

@@ -14,26 +14,26 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "args.h"
 #include "env.h"
 #include "json.h"
 #include "measure.h"
 #include "output.h"
 #include "stats.h"
 
-int cli_parse_format(const char *arg, enum cli_format *fmt)
+const char *cli_fmt_size(size_t v, char *buf, size_t n)
 {
-    if (strcmp(arg, "--format=simple") == 0)
-        *fmt = CLI_FMT_SIMPLE;
-    else if (strcmp(arg, "--format=default") == 0)
-        *fmt = CLI_FMT_DEFAULT;
-    else if (strcmp(arg, "--json") == 0 || strcmp(arg, "--format=json") == 0)
-        *fmt = CLI_FMT_JSON;
-    else if (strcmp(arg, "--csv") == 0 || strcmp(arg, "--format=csv") == 0)
-        *fmt = CLI_FMT_CSV;
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    size_t u = 0;
+    double d = (double)v;
+    while (d >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        d /= 1024;
+        u++;
+    }
+    if (d == (double)(size_t)d)
+        snprintf(buf, n, "%zu%s", (size_t)d, units[u]);
     else
-        return 0;
-    return 1;
+        snprintf(buf, n, "%.2f%s", d, units[u]);
+    return buf;
 }
 
 static int records_printed;

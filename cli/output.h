@@ -34,8 +34,8 @@ struct cli_record {
  * in its header (env.h) and the records with their runs. */
 #define CLI_RESULTS_FORMAT "pageclear-results"
 #define CLI_RESULTS_SCHEMA 2
-/* Parse --format=X / --json / --csv. Returns 1 if arg was a format option. */
-int cli_parse_format(const char *arg, enum cli_format *fmt);
+/* "4KiB", "2MiB", "1.5GiB": binary units, exactly named. */
+const char *cli_fmt_size(size_t v, char *buf, size_t n);
 void cli_record_header(FILE *f, enum cli_format fmt);
 void cli_record_print(FILE *f, enum cli_format fmt, const struct cli_record *r);
 void cli_record_footer(FILE *f, enum cli_format fmt);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * units.h - the binary units the command's sizes are written in: one
- * definition for every file (sizes print as KiB, MiB, GiB: args.c).
+ * definition for every file (sizes print as KiB, MiB, GiB: output.c).
  */
 #ifndef PAGECLEAR_CLI_UNITS_H
 #define PAGECLEAR_CLI_UNITS_H

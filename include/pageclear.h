@@ -88,6 +88,18 @@ PC_API int pc_clear_cold(void *addr, size_t len);
  * aligned; -EOVERFLOW if npages * PC_PAGE_SIZE or the end address overflows. */
 PC_API int pc_clear_pages(void *addr, size_t npages);
 
+/* Set [addr, addr + len) to byte with the primitive pc_clear uses for len
+ * (pc_selected(len) names it; PAGECLEAR_IMPL forces one), storing byte
+ * where it stores zeros: a memset through the selection, for a caller that
+ * takes every memset (the preload). Where that primitive stores only zeros
+ * (clzero, dc zva) and byte is not 0, the last primitive of the table
+ * (pc_impl_get) with its cache behaviour that runs here and stores any
+ * byte does the work instead. A byte of 0 is pc_clear.
+ * Returns 0; -EINVAL if byte is outside 0..255; bad input as pc_clear;
+ * -ENOTSUP if no primitive here can store byte in that one's place
+ * (nothing is written). Since 1.1. */
+PC_API int pc_fill(void *addr, size_t len, int byte);
+
 /* ------------------------------------------------------------------------ */
 /* Clearing only what the kernel has handed out (since 1.1)                  */
 
@@ -339,9 +351,9 @@ PC_API int pc_impl_find(const char *name);
 PC_API int pc_impl_clear(size_t i, void *addr, size_t len);
 
 /* Fill [addr, addr + len) with the byte value byte using primitive i, for
- * measurement only: perf bench's memset workload stores a non-zero byte, and
+ * measurement: perf bench's memset workload stores a non-zero byte, and
  * some CPUs have fast paths for zero alone, so `pageclear mem memset`
- * compares both. The clearing API stays about zeroing. Returns as
+ * compares both (pc_fill fills through the selection). Returns as
  * pc_impl_clear, plus -EINVAL if byte is outside 0..255 and -ENOTSUP for a
  * primitive that can only store zeros (clzero, dc zva) with byte != 0. */
 PC_API int pc_impl_fill(size_t i, void *addr, size_t len, int byte);

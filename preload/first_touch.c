@@ -40,11 +40,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "env.h"
 #include "first_touch.h"
 #include "pageclear.h"
+#include "preload_env.h"
+#include "preload_stats.h"
 #include "seccomp.h"
-#include "stats.h"
 
 /* At most half the ratio of the two costs that tests/bench_first_touch.c
  * measures (tests/data/first-touch-cost.txt holds its runs): the resident

@@ -6,8 +6,8 @@
  * rebuilt against pageclear (LD_PRELOAD, or `pageclear exec`). From
  * preload_min on (a threshold of the library: profile key,
  * PAGECLEAR_PRELOAD_MIN) a zero byte goes
- * through pc_clear's selection and any other byte through the fill of the
- * primitive that selection picks; below it, the next memset in the lookup
+ * through pc_clear's selection and any other byte through pc_fill, the
+ * same selection storing that byte; below it, the next memset in the lookup
  * order (the C library's, or another preload's), resolved once. On
  * x86-64 the entry stores calls of up to 64 bytes itself, which measured
  * faster than passing them on (entry_x86_64.c; entry_x86_64_v3.c in the
@@ -27,7 +27,7 @@
  *   READY      pageclear is initialised: lengths from preload_min to it.
  * Only the constructor moves the state, so initialisation never starts
  * from a signal handler. Once READY the path holds no lock, allocates
- * nothing and uses no stdio: pc_clear, pc_selected and pc_impl_fill read
+ * nothing and uses no stdio: pc_clear and pc_fill read
  * tables the constructor had the library build (its one-time
  * initialisation is done by then), and the counters are lock-free atomics.
  * From 1 MiB on a zero call may be a first touch (first_touch.c), which
@@ -52,13 +52,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cpu.h"
 #include "entry.h"
-#include "env.h"
 #include "first_touch.h"
 #include "pageclear.h"
+#include "preload_env.h"
+#include "preload_stats.h"
 #include "seccomp.h"
-#include "stats.h"
+#include "short_stores.h"
 
 /* The entry points, declared here rather than through <string.h>, whose
  * fortified inline versions (_FORTIFY_SOURCE) could not be defined over. */
@@ -105,18 +105,6 @@ _Atomic size_t pci_preload_stosb_span;
  * there is the library's own (found by the constructor; empty before). */
 static uintptr_t lib_lo, lib_len;
 
-/* The primitives' names as pc_selected returns them (pointers into the
- * library's table), so that the fill's index is found by comparing
- * pointers: no strcmp, no lock on the path. */
-#define MAX_IMPLS 64
-static const char *impl_names[MAX_IMPLS];
-static size_t nimpl;
-/* For each primitive, the one that stores a non-zero byte in its place:
- * itself where it can, else the widest the host runs with the same cache
- * behaviour (clzero: AVX-512 or AVX2 streaming stores; dc zva: stp); -1
- * where there is none, and the call goes to the real memset. */
-static int fill_for[MAX_IMPLS];
-
 static void *safe_set(void *s, int c, size_t n)
 {
     volatile unsigned char *p = s;
@@ -125,22 +113,14 @@ static void *safe_set(void *s, int c, size_t n)
     return s;
 }
 
-static int fill_index(const char *name)
-{
-    for (size_t i = 0; i < nimpl; i++)
-        if (impl_names[i] == name)
-            return (int)i;
-    return -1;
-}
-
-/* 1 if pageclear's stores set [s, s + n) to c. */
+/* 1 if pageclear's stores set [s, s + n) to c: pc_clear's primitive for
+ * n, or for a byte it cannot store (clzero, dc zva) its stand-in; where
+ * there is none (-ENOTSUP), the real memset does it. */
 static int store(void *s, int c, size_t n)
 {
     if ((unsigned char)c == 0)
         return pc_clear(s, n) == 0;
-    int i = fill_index(pc_selected(n));
-    int f = i < 0 ? -1 : fill_for[i];
-    return f >= 0 && pc_impl_fill((size_t)f, s, n, (unsigned char)c) == 0;
+    return pc_fill(s, n, (unsigned char)c) == 0;
 }
 
 /* 1 if pageclear set [s, s + n) to c, 0 if the real memset must: a first
@@ -220,31 +200,6 @@ void *__memset_chk(void *s, int c, size_t n, size_t destlen)
     return pci_preload_memset(s, c, n);
 }
 
-/* 1 if primitive i runs here and stores any byte: pc_impl_fill of no
- * bytes says so without storing one. */
-static int can_fill(size_t i)
-{
-    unsigned char none;
-    return pc_impl_fill(i, &none, 0, 0x5a) == 0;
-}
-
-/* fill_for[] for the nimpl primitives described in info[]: a zero-only
- * one (clzero, dc zva) stands aside for the last one in the library's
- * table that has its cache behaviour and fills here, the table listing
- * each kind narrow to wide. */
-static void find_fills(const struct pc_impl_info *info)
-{
-    int fills[MAX_IMPLS];
-    for (size_t i = 0; i < nimpl; i++)
-        fills[i] = info[i].supported && can_fill(i);
-    for (size_t i = 0; i < nimpl; i++) {
-        fill_for[i] = fills[i] ? (int)i : -1;
-        for (size_t j = 0; !fills[i] && info[i].supported && j < nimpl; j++)
-            if (fills[j] && info[j].cache == info[i].cache)
-                fill_for[i] = (int)j;
-    }
-}
-
 static int in_segment(struct dl_phdr_info *info, size_t size, void *fn)
 {
     (void)size;
@@ -268,22 +223,11 @@ static void find_library(void)
 }
 
 /* Have the library initialise itself now (profile, options, plans), from
- * the constructor, and take preload_min and the primitives' names. 0, or
- * -1 with pass_why set. */
+ * the constructor, and take preload_min. 0, or -1 with pass_why set. */
 static int init_pageclear(void)
 {
     struct pc_threshold_info ti;
-    struct pc_impl_info info[MAX_IMPLS];
     int rc = pc_threshold_info(PC_THRESHOLD_PRELOAD_MIN, &ti);
-    size_t count = pc_impl_count();
-    nimpl = count < MAX_IMPLS ? count : MAX_IMPLS;
-    for (size_t i = 0; rc == 0 && i < nimpl; i++) {
-        if (pc_impl_get(i, &info[i]) != 0)
-            info[i].name = NULL, info[i].supported = 0;
-        impl_names[i] = info[i].name;
-    }
-    if (rc == 0)
-        find_fills(info);
     (void)pc_selected(1); /* the plans, if not built yet */
     if (rc != 0) {
         pass_why = "libpageclear older than 1.1: no preload_min";
@@ -355,7 +299,7 @@ static void own_stores(int want_avx512, int want_avx2, size_t below)
     if (v3 && !avx2)
         return; /* its cases would fault: every call goes on */
     int wide = (pci_preload_entry_kind & PCI_ENTRY_AVX512) && avx512;
-    /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (cpu.h). */
+    /* PAGECLEAR_PRELOAD_AVX2=1: the AVX2 case even with RTM (short_stores.h). */
     int ymm = !wide && want_avx2 != 0 && avx2 && (!pci_preload_cpu_rtm(&cpu) || want_avx2 == 1);
     if (ymm)
         atomic_store_explicit(&pci_preload_ymm_from, 32, memory_order_relaxed);

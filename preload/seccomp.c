@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "env.h"
+#include "preload_env.h"
 #include "seccomp.h"
 
 #define PCI_EXPORT __attribute__((visibility("default")))

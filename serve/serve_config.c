@@ -38,6 +38,7 @@
 
 #include "pageclear.h"
 
+#include "../src/tuning/keyval.h"
 #include "serve_config.h"
 
 /* Keys taking a number in a range, and keys taking one of two words: a
@@ -115,34 +116,6 @@ static int fail(struct parse *p, int rc, const char *fmt, ...)
     return rc;
 }
 
-/* s for a message: printable ASCII only, at most 40 bytes. */
-static const char *shown(const char *s, char out[48])
-{
-    size_t n = 0;
-    for (; s[n] != '\0' && n < 40; n++)
-        out[n] = s[n] >= ' ' && s[n] < 0x7f ? s[n] : '?';
-    if (s[n] != '\0')
-        out[n++] = '.', out[n++] = '.', out[n++] = '.';
-    out[n] = '\0';
-    return out;
-}
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static char *trim(char *s)
-{
-    while (is_blank(*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && is_blank(s[n - 1]))
-        n--;
-    s[n] = '\0';
-    return s;
-}
-
 /* A user or group name as useradd allows it (ASCII letters, digits, '_',
  * '-', '.', not starting with '-'), or a decimal id. */
 static int valid_name(const char *s)
@@ -157,30 +130,12 @@ static int valid_name(const char *s)
     return 1;
 }
 
-/* A decimal number in [min, max], nothing else. */
-static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
-{
-    unsigned long v = 0;
-    if (*s == '\0')
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        v = v * 10 + (unsigned)(*s - '0');
-        if (v > max)
-            return -1;
-    }
-    if (v < min)
-        return -1;
-    *out = (unsigned)v;
-    return 0;
-}
-
 static int parse_socket(struct parse *p, const char *val)
 {
     char s[48];
     if (val[0] != '/')
-        return fail(p, -EINVAL, "socket = %s is not an absolute path", shown(val, s));
+        return fail(p, -EINVAL, "socket = %s is not an absolute path",
+                    pci_kv_shown(val, s, sizeof(s)));
     if (strlen(val) > SERVE_SOCKET_MAX)
         return fail(p, -ERANGE, "socket path is longer than %d bytes", SERVE_SOCKET_MAX);
     snprintf(p->c.socket, sizeof(p->c.socket), "%s", val);
@@ -199,10 +154,10 @@ static int parse_quota(struct parse *p, const char *key, const char *val, uint64
     int rc = pc_parse_size(val, &v);
     if (rc == -ERANGE || (rc == 0 && (uint64_t)v > SERVE_RESERVE_LIMIT))
         return fail(p, -ERANGE, "%s = %s is out of range (at most 64T, or unlimited)", key,
-                    shown(val, s));
+                    pci_kv_shown(val, s, sizeof(s)));
     if (rc != 0)
         return fail(p, -EINVAL, "%s = %s is not a size (K/M/G/T, powers of 1024) or "
-                    "unlimited", key, shown(val, s));
+                    "unlimited", key, pci_kv_shown(val, s, sizeof(s)));
     *out = v;
     return 0;
 }
@@ -220,15 +175,17 @@ static int parse_reserve(struct parse *p, int page, const char *key, char *val)
         size_t v;
         int rc = pc_parse_size(tok, &v);
         if (rc == -ERANGE)
-            return fail(p, -ERANGE, "%s: %s is too large", key, shown(tok, s));
+            return fail(p, -ERANGE, "%s: %s is too large", key,
+                        pci_kv_shown(tok, s, sizeof(s)));
         if (rc != 0)
             return fail(p, -EINVAL, "%s: %s is not a size (K/M/G/T, powers of 1024)", key,
-                        shown(tok, s));
+                        pci_kv_shown(tok, s, sizeof(s)));
         if (v == 0)
             continue; /* "0": no block */
         if (v % pb != 0)
             return fail(p, -EINVAL, "%s: %s is not a whole number of %s pages", key,
-                        shown(tok, s), page == SERVE_PAGE_1G ? "1GiB" : "2MiB");
+                        pci_kv_shown(tok, s, sizeof(s)),
+                        page == SERVE_PAGE_1G ? "1GiB" : "2MiB");
         if (n == SERVE_MAX_BLOCKS)
             return fail(p, -ERANGE, "%s: more than %d blocks", key, SERVE_MAX_BLOCKS);
         if ((uint64_t)v > SERVE_RESERVE_LIMIT - total)
@@ -246,7 +203,8 @@ static int parse_user_quota(struct parse *p, const char *key, const char *user,
 {
     char s[48];
     if (!valid_name(user))
-        return fail(p, -EINVAL, "%s: '%s' is not a user name or uid", key, shown(user, s));
+        return fail(p, -EINVAL, "%s: '%s' is not a user name or uid", key,
+                    pci_kv_shown(user, s, sizeof(s)));
     for (unsigned i = 0; i < p->c.nusers; i++)
         if (strcmp(p->c.users[i].user, user) == 0)
             return fail(p, -EINVAL, "duplicate key '%s' (first on line %u)", key,
@@ -267,9 +225,9 @@ static int parse_num(struct parse *p, const struct num_key *k, const char *val)
 {
     char s[48];
     unsigned *out = (unsigned *)((char *)&p->c + k->off);
-    if (parse_uint(val, k->min, k->max, out) != 0)
+    if (pci_kv_uint(val, k->min, k->max, out) != 0)
         return fail(p, -ERANGE, "%s = %s is out of range (want %u to %u%s)", k->name,
-                    shown(val, s), k->min, k->max, k->unit);
+                    pci_kv_shown(val, s, sizeof(s)), k->min, k->max, k->unit);
     return 0;
 }
 
@@ -282,8 +240,8 @@ static int parse_choice(struct parse *p, const struct choice_key *k, const char 
             *out = i;
             return 0;
         }
-    return fail(p, -EINVAL, "%s = %s (want %s or %s)", k->name, shown(val, s), k->words[0],
-                k->words[1]);
+    return fail(p, -EINVAL, "%s = %s (want %s or %s)", k->name,
+                pci_kv_shown(val, s, sizeof(s)), k->words[0], k->words[1]);
 }
 
 /* Key number k (an index of the fixed keys) with its value. */
@@ -294,7 +252,8 @@ static int parse_fixed(struct parse *p, unsigned k, const char *val)
         return parse_socket(p, val);
     if (k == K_GROUP) {
         if (!valid_name(val))
-            return fail(p, -EINVAL, "group = %s is not a group name or number", shown(val, s));
+            return fail(p, -EINVAL, "group = %s is not a group name or number",
+                        pci_kv_shown(val, s, sizeof(s)));
         snprintf(p->c.group, sizeof(p->c.group), "%s", val);
         p->c.group_line = p->lineno;
         return 0;
@@ -342,7 +301,7 @@ static int parse_key(struct parse *p, const char *key, char *val)
         int page = reserve_page(key + 8);
         if (page < 0)
             return fail(p, -EINVAL, "%s: not a huge page size (want reserve.2M or "
-                        "reserve.1G)", shown(key, s));
+                        "reserve.1G)", pci_kv_shown(key, s, sizeof(s)));
         if (p->reserve_line[page] != 0)
             return fail(p, -EINVAL, "duplicate key for %s pages (first on line %u)",
                         page == SERVE_PAGE_1G ? "1GiB" : "2MiB", p->reserve_line[page]);
@@ -351,26 +310,41 @@ static int parse_key(struct parse *p, const char *key, char *val)
     }
     if (strncmp(key, "quota.", 6) == 0)
         return parse_user_quota(p, key, key + 6, val);
-    return fail(p, -EINVAL, "unknown key '%s'", shown(key, s));
+    return fail(p, -EINVAL, "unknown key '%s'", pci_kv_shown(key, s, sizeof(s)));
 }
 
 /* One line (comment cut, trimmed) into *p. */
 static int parse_line(struct parse *p, char *line)
 {
-    char *eq = strchr(line, '=');
-    if (eq == NULL)
+    char *key, *val;
+    int r = pci_kv_split(line, &key, &val);
+    if (r == -1)
         return fail(p, -EINVAL, "no '=' (want key = value)");
-    *eq = '\0';
-    char *key = trim(line), *val = trim(eq + 1);
-    if (*key == '\0')
+    if (r == -2)
         return fail(p, -EINVAL, "no key before '='");
-    for (const char *k = key; *k; k++)
-        if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
-              (*k >= '0' && *k <= '9') || *k == '_' || *k == '-' || *k == '.'))
-            return fail(p, -EINVAL, "malformed key");
+    if (r != 0)
+        return fail(p, -EINVAL, "malformed key");
     if (*val == '\0')
         return fail(p, -EINVAL, "no value for %s", key);
     return parse_key(p, key, val);
+}
+
+/* Every line of text[0, len) into *p, up to the first bad one. */
+static int parse_text(struct parse *p, const char *text, size_t len)
+{
+    char buf[SERVE_LINE_MAX + 1], *line;
+    size_t pos = 0;
+    int r, rc = 0;
+    while (rc == 0 && (r = pci_kv_next_line(text, len, &pos, buf, SERVE_LINE_MAX, &line)) != 0) {
+        p->lineno++;
+        if (r == -1)
+            rc = fail(p, -EINVAL, "longer than %d bytes", SERVE_LINE_MAX);
+        else if (r == -2)
+            rc = fail(p, -EINVAL, "NUL byte");
+        else if (*line != '\0')
+            rc = parse_line(p, line);
+    }
+    return rc;
 }
 
 int serve_config_parse(const char *text, size_t len, struct serve_config *c, char *why,
@@ -393,27 +367,7 @@ int serve_config_parse(const char *text, size_t len, struct serve_config *c, cha
         goto out;
     }
     p->c = *c;
-    for (size_t pos = 0; pos < len && rc == 0;) {
-        char buf[SERVE_LINE_MAX + 1];
-        const char *start = text + pos, *nl = memchr(start, '\n', len - pos);
-        size_t n = nl != NULL ? (size_t)(nl - start) : len - pos;
-        pos += n + (nl != NULL);
-        p->lineno++;
-        if (n > SERVE_LINE_MAX) {
-            rc = fail(p, -EINVAL, "longer than %d bytes", SERVE_LINE_MAX);
-        } else if (memchr(start, '\0', n) != NULL) {
-            rc = fail(p, -EINVAL, "NUL byte");
-        } else {
-            memcpy(buf, start, n);
-            buf[n] = '\0';
-            char *hash = strchr(buf, '#');
-            if (hash != NULL)
-                *hash = '\0';
-            char *line = trim(buf);
-            if (*line != '\0')
-                rc = parse_line(p, line);
-        }
-    }
+    rc = parse_text(p, text, len);
     if (rc == 0)
         *c = p->c;
 out:
@@ -425,7 +379,7 @@ out:
 static long long decimal_id(const char *s)
 {
     unsigned v;
-    return parse_uint(s, 0, 0x7fffffff, &v) == 0 ? (long long)v : -1;
+    return pci_kv_uint(s, 0, 0x7fffffff, &v) == 0 ? (long long)v : -1;
 }
 
 static int resolve_fail(char *why, size_t whylen, int rc, const char *fmt, ...)

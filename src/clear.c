@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * clear.c - the clearing entry points and batching: units with a resched
- * point before each, shaped by the preemption model.
+ * clear.c - the clearing entry points, what they select, and batching:
+ * units with a resched point before each, shaped by the preemption model.
  */
 #include <errno.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "abi.h"
 #include "batch.h"
 #include "cpu.h"
+#include "impl.h"
 #include "options.h"
 #include "plan.h"
 #include "primitive.h"
@@ -29,6 +30,24 @@ int pc_clear(void *addr, size_t len)
     return 0;
 }
 
+int pc_fill(void *addr, size_t len, int byte)
+{
+    if (byte < 0 || byte > 255)
+        return -EINVAL;
+    int rc = pci_check_range(addr, len);
+    if (rc != 0 || len == 0)
+        return rc;
+    if (byte == 0) {
+        pci_clear_for(len)(addr, len);
+        return 0;
+    }
+    pci_fill_fn f = pci_fill_for(len);
+    if (f == NULL)
+        return -ENOTSUP;
+    f(addr, len, pci_pattern((unsigned char)byte));
+    return 0;
+}
+
 int pc_clear_pages(void *addr, size_t npages)
 {
     if (npages == 0)
@@ -38,6 +57,41 @@ int pc_clear_pages(void *addr, size_t npages)
     if (npages > SIZE_MAX / PC_PAGE_SIZE)
         return -EOVERFLOW;
     return pc_clear(addr, npages * PC_PAGE_SIZE);
+}
+
+int pc_clear_cold(void *addr, size_t len)
+{
+    int rc = pci_check_range(addr, len);
+    if (rc != 0 || len == 0)
+        return rc;
+    pci_clear_cold_for(len)(addr, len);
+    return 0;
+}
+
+static const char *plan_name(enum pci_plan_kind kind, size_t len)
+{
+    const struct pci_plan *p = pci_plan_of(kind);
+    /* The last range ends at SIZE_MAX exclusive: the clears never see that
+     * length (pci_check_range), but pc_selected() takes any, and the slot
+     * search would walk past the table. It gets the last range. */
+    if (len == SIZE_MAX)
+        len = SIZE_MAX - 1;
+    return pci_impls[p->id[pci_plan_slot(p, len)]].name;
+}
+
+const char *pc_selected_cold(size_t len)
+{
+    return plan_name(PCI_PLAN_COLD, len);
+}
+
+const char *pc_selected(size_t len)
+{
+    return plan_name(PCI_PLAN_CLEAR, len);
+}
+
+const char *pc_selected_temporal(size_t len)
+{
+    return plan_name(PCI_PLAN_TEMPORAL, len);
 }
 
 size_t pc_default_unit(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu.h - what the CPU and OS can run, as src/arch/<arch>/cpu.c detects it
+ * cpu.h - what the CPU and OS can run, as src/arch/<arch>/cpu_<arch>.c detects it
  * and everything else reads it.
  */
 #ifndef PCI_CPU_H
@@ -12,7 +12,7 @@
  * nothing internal exported from the .so. */
 #pragma GCC visibility push(hidden)
 
-/* CPU/OS features, each confirmed at run time by src/arch/<arch>/cpu.c. */
+/* CPU/OS features, each confirmed at run time by src/arch/<arch>/cpu_<arch>.c. */
 enum pci_feature {
     PCI_F_X86_64 = 1u << 0,
     PCI_F_AARCH64 = 1u << 1,

@@ -55,6 +55,20 @@ int pci_impl_runnable(const struct pci_cpu *c, int id)
     return (c->features & pci_impls[id].required) == pci_impls[id].required;
 }
 
+pci_fill_fn pci_impl_fill_for(const struct pci_cpu *c, int id)
+{
+    if (!pci_impl_runnable(c, id))
+        return NULL;
+    if (pci_impls[id].fill != NULL)
+        return pci_impls[id].fill;
+    pci_fill_fn f = NULL;
+    for (int j = 0; j < PCI_NIMPL; j++)
+        if (pci_impl_runnable(c, j) && pci_impls[j].fill != NULL &&
+            pci_impls[j].cache == pci_impls[id].cache)
+            f = pci_impls[j].fill;
+    return f;
+}
+
 size_t pc_impl_count(void)
 {
     return PCI_NIMPL;

@@ -28,6 +28,13 @@ extern const struct pci_impl pci_impls[PCI_NIMPL];
 /* 1 if primitive id exists here and *c confirms everything it needs. */
 int pci_impl_runnable(const struct pci_cpu *c, int id);
 
+/* What stores a non-zero byte in primitive id's place on *c (pc_fill):
+ * its own fill twin, or for a zero-only one (clzero, dc zva) the last
+ * primitive of the table with its cache behaviour that runs on *c and
+ * stores any byte (the table lists each kind narrow to wide). NULL where
+ * none does, or where id itself does not run on *c. */
+pci_fill_fn pci_impl_fill_for(const struct pci_cpu *c, int id);
+
 #pragma GCC visibility pop
 
 #endif /* PCI_IMPL_H */

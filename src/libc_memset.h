@@ -3,7 +3,7 @@
  * libc_memset.h - what the C library's memset does with a long call, as
  * far as pageclear knows it: glibc's tunables that move it and the rule
  * of when it takes rep stosb (libc_memset.c). The one place the library's
- * defaults (defaults.c), the preload (preload/cpu_x86_64.c) and the
+ * defaults (defaults.c), the preload (preload/short_stores.c) and the
  * command (cli/tune/glibc_tunables.c, cli/tune/tune_glibc.c, cli/info.c) read it
  * from. Pure functions of their arguments, so that tests feed them any
  * C library on any CPU (tests/test_libc_memset.c).

@@ -50,6 +50,7 @@ struct pci_plan {
     size_t upto[PCI_PLAN_MAX];
     int id[PCI_PLAN_MAX];
     pci_clear_fn fn[PCI_PLAN_MAX];
+    pci_fill_fn fill[PCI_PLAN_MAX]; /* a non-zero byte (pci_impl_fill_for) */
 };
 /* Build the plan from the pure selector; forced >= 0 overrides it (for
  * temporal plans, only if the forced primitive allocates in cache). */
@@ -96,6 +97,14 @@ static inline pci_clear_fn pci_plan_fn(enum pci_plan_kind kind, size_t len)
 static inline pci_clear_fn pci_clear_for(size_t len)
 {
     return pci_plan_fn(PCI_PLAN_CLEAR, len);
+}
+
+/* What pc_fill stores a non-zero byte with for len: pc_clear's primitive
+ * or its stand-in; NULL where none runs here. */
+static inline pci_fill_fn pci_fill_for(size_t len)
+{
+    const struct pci_plan *p = pci_plan_of(PCI_PLAN_CLEAR);
+    return p->fill[pci_plan_slot(p, len)];
 }
 
 /* The cache-allocating primitive for len (the hint neighbourhood). */

@@ -129,6 +129,7 @@ void pci_plan_build_kind(const struct pci_cpu *c, const struct pci_tuning *t,
             p->upto[p->n] = upto;
             p->id[p->n] = id;
             p->fn[p->n] = pci_impls[id].fn;
+            p->fill[p->n] = pci_impl_fill_for(c, id);
             p->n++;
         }
         from = upto;

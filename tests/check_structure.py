@@ -9,6 +9,9 @@
   brace at column 0, the house style every function follows);
 - the daemon (serve/) includes nothing of the command (cli/): the command
   starts the daemon, never the other way;
+- no two C files in different folders share a name (x.c beside its x.h
+  is one name): a header is included by its name alone, and one target
+  sees several components' folders (the library's and the command's);
 - no instruction or CPU-feature test in a C file outside src/arch/ but for
   the preload's memset entries (ARCH_FILES), which docs/design.md names.
 Usage: check_structure.py SOURCE_DIR
@@ -138,9 +141,20 @@ def layout_problems(root):
                 yield f"{p.relative_to(root)}:{n}: the daemon includes the command's {m.group(1)}"
 
 
+def shared_names(root):
+    """Yield a line for each name (x of x.c, x.h) used in two folders."""
+    where = {}
+    for r in SOURCE_ROOTS:
+        for p in sorted((root / r).rglob("*.[ch]")):
+            where.setdefault(p.stem, set()).add(p.parent.relative_to(root).as_posix())
+    for name, folders in sorted(where.items()):
+        if len(folders) > 1:
+            yield f"{name}: in {' and '.join(f + '/' for f in sorted(folders))} (one name per file)"
+
+
 def main():
     root = pathlib.Path(sys.argv[1])
-    bad = list(arch_code_outside(root)) + list(layout_problems(root))
+    bad = list(arch_code_outside(root)) + list(layout_problems(root)) + list(shared_names(root))
     for d in SOURCE_ROOTS:
         for p in sorted((root / d).rglob("*.[ch]")):
             text = p.read_text().splitlines()
@@ -155,7 +169,8 @@ def main():
     if bad:
         return 1
     print(f"check_structure: {len(LAYOUT)} folders as LAYOUT says, none over {DIR_MAX} C files; "
-          "files and functions within bounds; the daemon apart from the command; "
+          "files and functions within bounds; one name per file; "
+          "the daemon apart from the command; "
           "instructions and CPU tests in src/arch/ and the preload's memset entries")
     return 0
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * test_preload_cpu.c - which short-call stores the preload's x86-64 entries
- * may run (preload/cpu_x86_64.c): the rules fed the CPUs of the project's
+ * may run (preload/short_stores.c): the rules fed the CPUs of the project's
  * guests and their near misses, then this machine's own words against the
  * kernel's account of its CPU (/proc/cpuinfo).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "../preload/cpu.h"
+#include "../preload/short_stores.h"
 #include "harness.h"
 
 #define OSXSAVE (1u << 27)

@@ -2,7 +2,7 @@
 /*
  * test_rules.c - the built-in defaults' rules (src/tuning/defaults.c) against the
  * four machines they were measured on. Each machine is a table: the CPU
- * description cpuid gives there (what src/arch/x86_64/cpu.c derives), the
+ * description cpuid gives there (what src/arch/x86_64/cpu_x86_64.c derives), the
  * window each threshold's measured crossover allows, and which primitive
  * pc_clear (warm, use) or pc_clear_cold (cold) should pick at sizes from
  * 4 KiB to 1 GiB where the measurements say. The figures behind every row

@@ -160,12 +160,6 @@ static void save(const struct cli_hr_row *r, struct cli_records *rs)
     }
 }
 
-double cli_hr_fault(const struct cli_hr_row *r)
-{
-    double p = r->st[CLI_HR_POPULATE].median, d = r->st[CLI_HR_DEMAND].median;
-    return p > d ? p : d;
-}
-
 void cli_headroom_table(size_t size, unsigned long runs, enum cli_format fmt, int table_no,
                         struct cli_records *rs)
 {

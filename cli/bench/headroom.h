@@ -44,7 +44,5 @@ void cli_headroom_table(size_t size, unsigned long runs, enum cli_format fmt, in
 /* What headroom_out.c prints: the table, under its heading. */
 void cli_hr_print(const struct cli_kernel *k, const struct cli_hr_row *rows, size_t nrows,
                   unsigned long runs, int table_no);
-/* The faster of the fault path's two medians. */
-double cli_hr_fault(const struct cli_hr_row *r);
 
 #endif

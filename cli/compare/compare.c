@@ -96,36 +96,6 @@ static const struct cli_result *index_take(struct index *x, const struct cli_res
     return NULL;
 }
 
-const char *cmp_metric_name(enum cmp_metric m)
-{
-    return m == CMP_STIME ? "stime" : m == CMP_UTIME ? "utime" : "value";
-}
-
-const char *cmp_row_unit(const struct cmp_row *r)
-{
-    return r->metric == CMP_VALUE ? r->rec->unit : "s";
-}
-
-int cmp_significant(const struct cmp_cell *c)
-{
-    return c->tested && c->t.p < CLI_UTEST_ALPHA;
-}
-
-const char *cmp_label(const struct cli_result *r, char *buf, size_t n)
-{
-    char s[32], k[32], t[32] = "";
-    if (r->chunk)
-        snprintf(k, sizeof(k), " chunk=%s", cli_fmt_size(r->chunk, s, sizeof(s)));
-    else
-        k[0] = '\0';
-    if (r->threads != 1)
-        snprintf(t, sizeof(t), " threads=%lu", r->threads);
-    snprintf(buf, n, "%s %s%s %s%s%s%s%s%s", r->function, cli_fmt_size(r->size, s, sizeof(s)),
-             k, r->page, t, r->cache ? " " : "", r->cache ? r->cache : "",
-             r->stores ? " stores=" : "", r->stores ? r->stores : "");
-    return buf;
-}
-
 /* File f's figure of metric m from record r (NULL: the file has none). */
 static void fill_cell(struct cmp_cell *c, const struct cli_result *r, enum cmp_metric m)
 {

@@ -59,14 +59,12 @@ struct cmp {
     size_t nsec;
 };
 
-/* The metric's name ("value", "stime", "utime") and the unit its rows
- * are in ("s" for the CPU times, else the record's). */
-const char *cmp_metric_name(enum cmp_metric m);
-const char *cmp_row_unit(const struct cmp_row *r);
-/* 1 if the row's change against the first file is significant. */
-int cmp_significant(const struct cmp_cell *c);
-/* "function size [chunk=] page [threads=] [cache] [stores=]" into buf. */
-const char *cmp_label(const struct cli_result *r, char *buf, size_t n);
+/* The unit a row's figures are in: "s" for the CPU times, else the
+ * record's. */
+static inline const char *cmp_row_unit(const struct cmp_row *r)
+{
+    return r->metric == CMP_VALUE ? r->rec->unit : "s";
+}
 
 /* The outputs (compare_out.c). */
 void cmp_print_text(FILE *f, const struct cmp *c);

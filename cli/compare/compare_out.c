@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "env.h"
 #include "json.h"
+#include "output.h"
 #include "utest.h"
 
 #define LABEL_MIN 24 /* the label column at least, so short tables line up too */
@@ -26,6 +27,34 @@ static const char *file_letter(size_t f)
 static const char *value_or(const char *v)
 {
     return v ? v : "(unknown)";
+}
+
+/* The metric's name: "value", "stime" or "utime". */
+static const char *cmp_metric_name(enum cmp_metric m)
+{
+    return m == CMP_STIME ? "stime" : m == CMP_UTIME ? "utime" : "value";
+}
+
+/* 1 if the row's change against the first file is significant. */
+static int cmp_significant(const struct cmp_cell *c)
+{
+    return c->tested && c->t.p < CLI_UTEST_ALPHA;
+}
+
+/* "function size [chunk=] page [threads=] [cache] [stores=]" into buf. */
+static const char *cmp_label(const struct cli_result *r, char *buf, size_t n)
+{
+    char s[32], k[32], t[32] = "";
+    if (r->chunk)
+        snprintf(k, sizeof(k), " chunk=%s", cli_fmt_size(r->chunk, s, sizeof(s)));
+    else
+        k[0] = '\0';
+    if (r->threads != 1)
+        snprintf(t, sizeof(t), " threads=%lu", r->threads);
+    snprintf(buf, n, "%s %s%s %s%s%s%s%s%s", r->function, cli_fmt_size(r->size, s, sizeof(s)),
+             k, r->page, t, r->cache ? " " : "", r->cache ? r->cache : "",
+             r->stores ? " stores=" : "", r->stores ? r->stores : "");
+    return buf;
 }
 
 /* A figure to about four significant digits. */

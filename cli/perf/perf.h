@@ -3,14 +3,14 @@
  * perf.h - `pageclear bench mem ...`: perf bench mem's command line, taken
  * and answered as perf takes and answers it (docs/perf.md), on the
  * measurement core of cli/measure/. One concern per file:
- *   front.c    which command lines are perf's; perf bench's own options,
- *              the collection and the benchmark
- *   options.c  perf's option parser: its syntax, its errors, its usage
- *   size.c     perf's sizes (digits, then B, KB, MB, GB or TB)
- *   common.c   the options every mem benchmark shares and their checks
- *   print.c    perf's output lines and units
- *   mem.c      memset and memcpy
- *   mmap.c     mmap: each thread its own mapping
+ *   front.c         which command lines are perf's; perf bench's own
+ *                   options, the collection and the benchmark
+ *   perf_options.c  perf's option parser: its syntax, its errors, its usage
+ *   size.c          perf's sizes (digits, then B, KB, MB, GB or TB)
+ *   common.c        the options every mem benchmark shares and their checks
+ *   print.c         perf's output lines and units
+ *   perf_mem.c      memset and memcpy
+ *   perf_mmap.c     mmap: each thread its own mapping
  */
 #ifndef PAGECLEAR_CLI_PERF_H
 #define PAGECLEAR_CLI_PERF_H
@@ -29,7 +29,7 @@
  * this, the fix on stderr (docs/perf.md, "What differs"). */
 #define CLI_PERF_EXIT_RUNTIME 1
 
-/* ---- options.c: perf's option syntax ---- */
+/* ---- perf_options.c: perf's option syntax ---- */
 enum cli_perf_type { CLI_PERF_STRING, CLI_PERF_UINT, CLI_PERF_BOOL };
 struct cli_perf_opt {
     char key;              /* the short name */
@@ -107,7 +107,7 @@ void cli_perf_result(const struct cli_perf *pf, double bytes, double time, int c
  * reason and the fix (stderr). */
 void cli_perf_alloc_failed(const char *size_str, enum cli_page page, const char *why);
 
-/* ---- mem.c, mmap.c: argv[0] is the benchmark's name ---- */
+/* ---- perf_mem.c, perf_mmap.c: argv[0] is the benchmark's name ---- */
 int cli_perf_memset(const struct cli_perf *pf, int argc, char **argv);
 int cli_perf_memcpy(const struct cli_perf *pf, int argc, char **argv);
 int cli_perf_mmap(const struct cli_perf *pf, int argc, char **argv);

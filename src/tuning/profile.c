@@ -34,6 +34,7 @@
 #include "pageclear.h"
 #include "abi.h"
 #include "cpu.h"
+#include "keyval.h"
 #include "profile.h"
 #include "tuning.h"
 
@@ -113,94 +114,6 @@ static int fail(struct parse *p, int rc, const char *fmt, ...)
     return rc;
 }
 
-/* Copy s into out for a message: printable ASCII only, at most 40 bytes. */
-static const char *shown(const char *s, char *out, size_t size)
-{
-    size_t n = 0, max = size - 4 < 40 ? size - 4 : 40;
-    for (; s[n] != '\0' && n < max; n++)
-        out[n] = s[n] >= ' ' && s[n] < 0x7f ? s[n] : '?';
-    if (s[n] != '\0')
-        out[n++] = '.', out[n++] = '.', out[n++] = '.';
-    out[n] = '\0';
-    return out;
-}
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static char *trim(char *s)
-{
-    while (is_blank(*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && is_blank(s[n - 1]))
-        n--;
-    s[n] = '\0';
-    return s;
-}
-
-/* Take the next line of text[*pos, len) into buf (comment cut, trimmed).
- * Returns 1 with a line, 0 at the end, -1 if too long, -2 on a NUL byte. */
-static int next_line(const char *text, size_t len, size_t *pos, char *buf, char **line)
-{
-    if (*pos >= len)
-        return 0;
-    const char *start = text + *pos;
-    const char *nl = memchr(start, '\n', len - *pos);
-    size_t n = nl ? (size_t)(nl - start) : len - *pos;
-    *pos += n + (nl != NULL);
-    if (n > PCI_PROFILE_LINE_MAX)
-        return -1;
-    if (memchr(start, '\0', n) != NULL)
-        return -2;
-    memcpy(buf, start, n);
-    buf[n] = '\0';
-    char *hash = strchr(buf, '#');
-    if (hash != NULL)
-        *hash = '\0';
-    *line = trim(buf);
-    return 1;
-}
-
-/* Split "key = value" in place. Returns 0, or -1 without '=', -2 for a key
- * that is empty or has characters no key has. */
-static int split(char *line, char **key, char **val)
-{
-    char *eq = strchr(line, '=');
-    if (eq == NULL)
-        return -1;
-    *eq = '\0';
-    *key = trim(line);
-    *val = trim(eq + 1);
-    if (**key == '\0')
-        return -2;
-    /* ASCII by hand: the caller's locale must not change what a key is. */
-    for (const char *k = *key; *k; k++)
-        if (!(*k >= 'a' && *k <= 'z') && !(*k >= 'A' && *k <= 'Z') &&
-            !(*k >= '0' && *k <= '9') && *k != '_' && *k != '-' && *k != '.')
-            return -2;
-    return 0;
-}
-
-/* A decimal number of at most max, nothing else. */
-static int parse_uint(const char *s, unsigned max, unsigned *out)
-{
-    unsigned long v = 0;
-    if (*s == '\0')
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        v = v * 10 + (unsigned)(*s - '0');
-        if (v > max)
-            return -1;
-    }
-    *out = (unsigned)v;
-    return 0;
-}
-
 /* "A.B.C", three decimal numbers of at most max. */
 static int parse_triple(const char *s, unsigned max, unsigned out[3])
 {
@@ -211,7 +124,7 @@ static int parse_triple(const char *s, unsigned max, unsigned out[3])
             return -1;
         memcpy(part[i], s, n);
         part[i][n] = '\0';
-        if (parse_uint(part[i], max, &out[i]) != 0)
+        if (pci_kv_uint(part[i], 0, max, &out[i]) != 0)
             return -1;
         s += n + (i < 2);
     }
@@ -239,11 +152,11 @@ static int check_versions(struct parse *p, const char *text, size_t len)
     int seen_format = 0, seen_library = 0, r;
     unsigned v, lib[3], own[3];
     own_version(own);
-    while ((r = next_line(text, len, &pos, buf, &line)) != 0) {
+    while ((r = pci_kv_next_line(text, len, &pos, buf, PCI_PROFILE_LINE_MAX, &line)) != 0) {
         lineno++;
-        if (r < 0 || *line == '\0' || split(line, &key, &val) != 0)
+        if (r < 0 || *line == '\0' || pci_kv_split(line, &key, &val) != 0)
             continue;
-        if (!seen_format && strcmp(key, "format") == 0 && parse_uint(val, 1000000, &v) == 0) {
+        if (!seen_format && strcmp(key, "format") == 0 && pci_kv_uint(val, 0, 1000000, &v) == 0) {
             seen_format = 1;
             if (v != PCI_PROFILE_FORMAT)
                 return fail(p, -EPROTO, "line %zu: profile format %u; this library reads "
@@ -272,11 +185,11 @@ static int parse_threshold(struct parse *p, int i, const char *val)
         int rc = pc_parse_size(val, &v);
         if (rc == -ERANGE || (rc == 0 && !pci_threshold_accepts(i, v)))
             return fail(p, -ERANGE, "line %zu: %s = %s is out of range (want %s)",
-                        p->lineno, pci_thresholds[i].key, shown(val, s, sizeof(s)),
+                        p->lineno, pci_thresholds[i].key, pci_kv_shown(val, s, sizeof(s)),
                         range_words(i, w, sizeof(w)));
         if (rc != 0)
             return fail(p, -EINVAL, "line %zu: %s = %s is not %s", p->lineno,
-                        pci_thresholds[i].key, shown(val, s, sizeof(s)),
+                        pci_thresholds[i].key, pci_kv_shown(val, s, sizeof(s)),
                         range_words(i, w, sizeof(w)));
     }
     p->thr.v[i] = v;
@@ -292,7 +205,7 @@ static int parse_value(struct parse *p, enum pci_profile_key k, const char *val)
     int rc;
     switch (k) {
     case PCI_K_FORMAT:
-        if (parse_uint(val, 1000000, &p->format) != 0)
+        if (pci_kv_uint(val, 0, 1000000, &p->format) != 0)
             break;
         return 0;
     case PCI_K_LIBRARY:
@@ -315,7 +228,7 @@ static int parse_value(struct parse *p, enum pci_profile_key k, const char *val)
         rc = pc_parse_size(val, &p->llc);
         if (rc == -ERANGE)
             return fail(p, -ERANGE, "line %zu: llc = %s is out of range", p->lineno,
-                        shown(val, s, sizeof(s)));
+                        pci_kv_shown(val, s, sizeof(s)));
         if (rc != 0)
             break;
         return 0;
@@ -330,17 +243,17 @@ static int parse_value(struct parse *p, enum pci_profile_key k, const char *val)
         "", "a size", "0 or 1",
     };
     return fail(p, -EINVAL, "line %zu: bad %s value '%s' (want %s)", p->lineno,
-                identity_keys[k], shown(val, s, sizeof(s)), want[k]);
+                identity_keys[k], pci_kv_shown(val, s, sizeof(s)), want[k]);
 }
 
 /* Is the word w[0, n) one of the space-separated words of list? */
 static int has_word(const char *list, const char *w, size_t n)
 {
     for (const char *q = list; *q;) {
-        while (is_blank(*q))
+        while (pci_kv_blank(*q))
             q++;
         size_t m = 0;
-        while (q[m] && !is_blank(q[m]))
+        while (q[m] && !pci_kv_blank(q[m]))
             m++;
         if (m == n && m > 0 && memcmp(q, w, n) == 0)
             return 1;
@@ -353,16 +266,16 @@ static int has_word(const char *list, const char *w, size_t n)
 static int missing_word(const char *a, const char *b, char *out, size_t size)
 {
     for (const char *q = a; *q;) {
-        while (is_blank(*q))
+        while (pci_kv_blank(*q))
             q++;
         size_t m = 0;
-        while (q[m] && !is_blank(q[m]))
+        while (q[m] && !pci_kv_blank(q[m]))
             m++;
         if (m > 0 && !has_word(b, q, m)) {
             char w[PCI_PROFILE_LINE_MAX + 1];
             memcpy(w, q, m);
             w[m] = '\0';
-            shown(w, out, size);
+            pci_kv_shown(w, out, size);
             return 1;
         }
         q += m;
@@ -379,7 +292,7 @@ static int check_identity(struct parse *p)
     pci_profile_ident(&h);
     if (strcmp(p->vendor, h.vendor) != 0)
         return fail(p, -ENODEV, "line %zu: made on another CPU: vendor %s, this is %s",
-                    p->line_of[PCI_K_VENDOR], shown(p->vendor, s, sizeof(s)), h.vendor);
+                    p->line_of[PCI_K_VENDOR], pci_kv_shown(p->vendor, s, sizeof(s)), h.vendor);
     if (memcmp(p->cpu, h.cpu, sizeof(h.cpu)) != 0)
         return fail(p, -ENODEV, "line %zu: made on another CPU: cpu %u.%u.%u, this is "
                     "%u.%u.%u", p->line_of[PCI_K_CPU], p->cpu[0], p->cpu[1], p->cpu[2],
@@ -406,7 +319,7 @@ static int parse_lines(struct parse *p, const char *text, size_t len)
     char buf[PCI_PROFILE_LINE_MAX + 1], *line, *key, *val, s[48];
     size_t pos = 0;
     int r;
-    while ((r = next_line(text, len, &pos, buf, &line)) != 0) {
+    while ((r = pci_kv_next_line(text, len, &pos, buf, PCI_PROFILE_LINE_MAX, &line)) != 0) {
         p->lineno++;
         if (r == -1)
             return fail(p, -EINVAL, "line %zu: longer than %d bytes", p->lineno,
@@ -415,17 +328,17 @@ static int parse_lines(struct parse *p, const char *text, size_t len)
             return fail(p, -EINVAL, "line %zu: NUL byte", p->lineno);
         if (*line == '\0')
             continue;
-        r = split(line, &key, &val);
+        r = pci_kv_split(line, &key, &val);
         if (r == -1)
             return fail(p, -EINVAL, "line %zu: no '=' (want key = value)", p->lineno);
-        if (r == -2)
+        if (r < -1)
             return fail(p, -EINVAL, "line %zu: malformed key", p->lineno);
         int k = 0;
         while (k < PCI_NKEYS && strcmp(key, pci_profile_key(k)) != 0)
             k++;
         if (k == PCI_NKEYS)
             return fail(p, -EINVAL, "line %zu: unknown key '%s'", p->lineno,
-                        shown(key, s, sizeof(s)));
+                        pci_kv_shown(key, s, sizeof(s)));
         if (p->line_of[k] != 0)
             return fail(p, -EINVAL, "line %zu: duplicate key '%s' (first on line %zu)",
                         p->lineno, pci_profile_key(k), p->line_of[k]);

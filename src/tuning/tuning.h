@@ -2,7 +2,7 @@
 /*
  * tuning.h - the selection's thresholds, one list (thresholds.def) indexed
  * by enum pc_threshold: the table (thresholds.c), the built-in defaults
- * for a CPU (defaults.c) and the values in force (dispatch.c).
+ * for a CPU (defaults.c) and the values in force (in_force.c).
  */
 #ifndef PCI_TUNING_H
 #define PCI_TUNING_H
@@ -54,7 +54,7 @@ void pci_tuning_to_caller(const struct pci_tuning *t, struct pc_tuning *out, siz
 void pci_tuning_defaults(const struct pci_cpu *c, const struct pci_libc *l,
                          struct pci_tuning *t);
 /* The thresholds in force: the defaults, then the profile, then the
- * PAGECLEAR_* variables (dispatch.c). */
+ * PAGECLEAR_* variables (in_force.c). */
 const struct pci_tuning *pci_tuning(void);
 
 #pragma GCC visibility pop

@@ -394,6 +394,10 @@ unsafe extern "C" {
     pub fn pc_clear_cold(addr: *mut c_void, len: usize) -> c_int;
     /// Zero `npages` pages of `PC_PAGE_SIZE` bytes at a page-aligned `addr`.
     pub fn pc_clear_pages(addr: *mut c_void, npages: usize) -> c_int;
+    /// Set `[addr, addr + len)` to `byte` with the primitive `pc_clear`
+    /// uses for `len`, or its stand-in where that one stores only zeros
+    /// (since 1.1).
+    pub fn pc_fill(addr: *mut c_void, len: usize, byte: c_int) -> c_int;
     /// Zero `[addr, addr + len)`, skipping the pages of private anonymous
     /// memory the kernel has not handed out; `*r` (of `size` bytes, may be
     /// NULL) gets what was done (since 1.1, `PAGECLEAR_1.1`).

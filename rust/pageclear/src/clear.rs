@@ -63,6 +63,30 @@ pub fn clear_cold(buf: &mut [u8]) {
     expect_ok("pc_clear_cold", rc);
 }
 
+/// Set every byte of the slice to `byte` with the primitive [`clear`]
+/// uses for its length (for one that stores only zeros, clzero or dc zva,
+/// the library's stand-in with its cache behaviour): a `fill` through the
+/// selection.
+///
+/// # Errors
+/// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) where no
+/// primitive this CPU runs can store `byte` in the selected one's place;
+/// nothing is written, and `slice::fill` does it.
+///
+/// ```
+/// let mut buf = vec![0u8; 1 << 20];
+/// if pageclear::fill(&mut buf[5..], 0xA5).is_err() {
+///     buf[5..].fill(0xA5);
+/// }
+/// assert_eq!(buf[..5], [0; 5]);
+/// assert!(buf[5..].iter().all(|&b| b == 0xA5));
+/// ```
+pub fn fill(buf: &mut [u8], byte: u8) -> Result<(), Error> {
+    // SAFETY: as in clear().
+    let rc = unsafe { sys::pc_fill(buf.as_mut_ptr().cast(), buf.len(), i32::from(byte)) };
+    Error::check(rc)
+}
+
 /// Zero a slice of any type for which all-zero bytes are a valid value
 /// (`bytemuck::Zeroable`: integers, floats, arrays and `#[repr(C)]` structs
 /// of them, ...). Padding bytes are zeroed too.

@@ -65,7 +65,7 @@ mod serve;
 
 pub use batch::{Batch, Preempt, clear_batched, clear_hint_batched};
 pub use clear::{
-    clear, clear_cold, clear_hint, clear_parallel, clear_uninit, clear_zeroable, populate,
+    clear, clear_cold, clear_hint, clear_parallel, clear_uninit, clear_zeroable, fill, populate,
     populate_many,
 };
 pub use error::{Error, ErrorKind};

@@ -126,6 +126,28 @@ fn fill_stores_the_byte_or_refuses_without_writing() {
 }
 
 #[test]
+fn fill_through_the_selection_sets_exactly_the_range() {
+    let mut arena = Arena::new(max_len());
+    for (off, len) in cases() {
+        match pageclear::fill(arena.range(off, len), 0xA5) {
+            Ok(()) => assert!(
+                arena.range(off, len).iter().all(|&b| b == 0xA5),
+                "fill: off {off} len {len}"
+            ),
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Unsupported, "fill: off {off} len {len}");
+                arena.check(off, 0, "fill refused"); // nothing written
+            }
+        }
+        // Byte 0 is a clear, which every host runs; check() then holds the
+        // 0xA5 fill to the range as well (it compares around it).
+        assert_eq!(pageclear::fill(arena.range(off, len), 0), Ok(()));
+        arena.check(off, len, "fill");
+    }
+    arena.assert_untouched("fill");
+}
+
+#[test]
 fn typed_slices_are_cleared_whole_and_only_their_elements() {
     #[derive(Clone, Copy, Debug, PartialEq)]
     #[repr(C)]

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * cpu_words.h (x86-64) - the cpuid and XCR0 words pageclear decides on,
- * read in one place (cpu_words.c). The library's detection (cpu.c) reads
- * them, and so does the preload's rule for its short-call stores
- * (preload/cpu_x86_64.c): the preload is a binary of its own, which
+ * read in one place (cpu_words.c). The library's detection
+ * (cpu_x86_64.c) reads them, and so does the preload's rule for its
+ * short-call stores (preload/short_stores.c): the preload is a binary of its own, which
  * compiles cpu_words.c into itself because the library keeps its
  * internals hidden.
  */

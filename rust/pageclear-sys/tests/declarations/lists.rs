@@ -159,6 +159,7 @@ functions! {
     fn pc_clear(*mut c_void, usize) -> c_int;
     fn pc_clear_cold(*mut c_void, usize) -> c_int;
     fn pc_clear_pages(*mut c_void, usize) -> c_int;
+    fn pc_fill(*mut c_void, usize, c_int) -> c_int;
     fn pc_clear_present(*mut c_void, usize, c_int, *mut pc_present_report, usize) -> c_int;
     fn pc_default_unit() -> usize;
     fn pc_batch_init(*mut pc_batch, usize);

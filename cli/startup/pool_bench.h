@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
-/* pool.h - the init_on_alloc table (pool.c): `pageclear pool` and the default suite's. */
-#ifndef PAGECLEAR_CLI_POOL_H
-#define PAGECLEAR_CLI_POOL_H
+/* pool_bench.h - the init_on_alloc table (pool_bench.c): `pageclear pool`
+ * and the default suite's. */
+#ifndef PAGECLEAR_CLI_POOL_BENCH_H
+#define PAGECLEAR_CLI_POOL_BENCH_H
 
 #include <stddef.h>
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu_x86_64.c - the rules for the x86-64 entry's short-call stores
- * (cpu.h), on the words src/arch/x86_64/cpu_words.c reads, and what the
- * C library's memset does as src/libc_memset.c says it.
+ * short_stores.c - the rules for the x86-64 entry's short-call stores
+ * (short_stores.h), on the words src/arch/x86_64/cpu_words.c reads, and
+ * what the C library's memset does as src/libc_memset.c says it.
  */
-#include "cpu.h"
+#include "short_stores.h"
 #include "../src/libc_memset.h"
 
 #define LEAF1_ECX_OSXSAVE_AVX (PCI_LEAF1_ECX_OSXSAVE | PCI_LEAF1_ECX_AVX)

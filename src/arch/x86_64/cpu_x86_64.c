@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu.c (x86-64) - what this CPU and OS can run, from the cpuid and XCR0
+ * cpu_x86_64.c - what this CPU and OS can run, from the cpuid and XCR0
  * words (cpu_words.c) and the cache leaves. A vector feature counts only
  * if cpuid reports it AND the OS has enabled saving its register state in
  * XCR0; otherwise executing it would fault.

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * info.c - what the library knows: its version, the primitive it selects
+ * py_info.c - what the library knows: its version, the primitive it selects
  * for a length, the table of primitives, the host's facts and thresholds.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * module.h - shared declarations of the _pageclear extension module.
+ * py_module.h - shared declarations of the _pageclear extension module.
  *
  * The module is a thin layer over include/pageclear.h: it converts Python
  * arguments, holds buffers while the GIL is released, and maps the
@@ -35,9 +35,9 @@ int pci_py_get_buffer(PyObject *obj, Py_buffer *v, const char *what, int contigu
 
 /* Method tables of the module's parts, each ending with a {NULL} entry. */
 extern PyMethodDef pci_py_info_methods[];
-extern PyMethodDef pci_py_serve_methods[]; /* serve.c */
+extern PyMethodDef pci_py_serve_methods[]; /* py_serve.c */
 extern PyMethodDef pci_py_clear_methods[];
-extern PyMethodDef pci_py_present_methods[]; /* present.c */
+extern PyMethodDef pci_py_present_methods[]; /* py_present.c */
 
 /* Add the pool types (_Pool, _Block) to the module. Returns 0 or -1. */
 int pci_py_pool_add_types(PyObject *module);

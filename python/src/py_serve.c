@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * serve.c - zeroed huge pages from the `pageclear serve` daemon
+ * py_serve.c - zeroed huge pages from the `pageclear serve` daemon
  * (pc_serve_get): the descriptor as an int the caller owns.
  */
-#include "module.h"
+#include "py_module.h"
 
 static PyObject *py_serve_get(PyObject *self, PyObject *args, PyObject *kwargs)
 {

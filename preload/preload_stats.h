@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * stats.h - PAGECLEAR_PRELOAD_STATS: per size class, the calls and bytes
- * the preload sent to pageclear and to the C library, printed at exit.
+ * preload_stats.h - PAGECLEAR_PRELOAD_STATS: per size class, the calls
+ * and bytes the preload sent to pageclear and to the C library, printed
+ * at exit.
  */
 #ifndef PCI_PRELOAD_STATS_H
 #define PCI_PRELOAD_STATS_H

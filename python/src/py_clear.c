@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * clear.c - clear, clear_hint, clear_batched, populate and populate_many
+ * py_clear.c - clear, clear_hint, clear_batched, populate and populate_many
  * on any writable buffer.
  *
  * Every call takes the buffer with PyObject_GetBuffer(PyBUF_WRITABLE), so a
@@ -10,7 +10,7 @@
  * exported). clear() takes strided views too and zeroes exactly their
  * elements; the other calls work on one extent and refuse a view with gaps.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <errno.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * parallel.c - `pageclear parallel` and the default suite's table 6:
+ * parallel_bench.c - `pageclear parallel` and the default suite's table 6:
  * pc_clear_parallel and pc_populate from one thread to all cores, against
  * the kernel's MAP_POPULATE; each run's system and user CPU time (every
  * thread's) is recorded beside it.
@@ -18,7 +18,7 @@
 #include "buffer.h"
 #include "commands.h"
 #include "output.h"
-#include "parallel.h"
+#include "parallel_bench.h"
 #include "stats.h"
 #include "units.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * pool.c - `pageclear pool` and the default suite's table 5.
+ * pool_bench.c - `pageclear pool` and the default suite's table 5.
  *
  * pool: the published init_on_alloc case. N zeroed allocations of 2 MiB
  * obtained, per round, by
@@ -34,7 +34,7 @@
 #include "commands.h"
 #include "measure.h"
 #include "output.h"
-#include "pool.h"
+#include "pool_bench.h"
 #include "pool_calloc.h"
 #include "stats.h"
 #include "units.h"

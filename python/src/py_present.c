@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * present.c - clear_present: pc_clear_present on a contiguous writable
+ * py_present.c - clear_present: pc_clear_present on a contiguous writable
  * buffer, its report as a dict.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <errno.h>
 

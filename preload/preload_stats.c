@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * stats.c - the counts behind PAGECLEAR_PRELOAD_STATS=1: a user runs a
+ * preload_stats.c - the counts behind PAGECLEAR_PRELOAD_STATS=1: a user runs a
  * program once with it and sees how many calls and bytes reached the
  * threshold, i.e. whether the program would gain, before adopting the
  * preload.
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "first_touch.h"
-#include "stats.h"
+#include "preload_stats.h"
 
 /* The counters are updated from memset, possibly inside a signal handler:
  * only lock-free atomics may be used there. */

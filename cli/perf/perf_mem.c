@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * mem.c - `pageclear bench mem memset|memcpy`: perf's memset and memcpy
+ * perf_mem.c - `pageclear bench mem memset|memcpy`: perf's memset and memcpy
  * workloads on cli/measure/'s timed runs. As perf: each function gets a
  * buffer of its own, mapped with MAP_POPULATE on the pages -p names and
  * written once untimed; then one timed run of -l passes, one call per -k

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * mmap.c - `pageclear bench mem mmap`: perf's fault-path workload on
+ * perf_mmap.c - `pageclear bench mem mmap`: perf's fault-path workload on
  * cli/bench/mmap.c's timed round (map SIZE, write a byte per page; the
  * unmap untimed). As perf: each of -t threads maps its own SIZE, -l times,
  * and its time is the sum of its rounds; the figure is SIZE x loops over

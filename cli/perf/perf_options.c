@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * options.c - perf's option syntax, for `pageclear bench mem`: a script
+ * perf_options.c - perf's option syntax, for `pageclear bench mem`: a script
  * that drives perf drives this unchanged, and a mistake gets the message
  * perf gives it (docs/perf.md says what perf accepts; tests/perf_shape.py
  * holds these messages to the real tool's, stored under tests/data/perf/).

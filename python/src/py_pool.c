@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * pool.c - the zeroed-page pool as two types: _Pool owns a struct pc_pool;
+ * py_pool.c - the zeroed-page pool as two types: _Pool owns a struct pc_pool;
  * _Block is one allocation from it, a writable buffer exporter.
  *
  * Lifetime: a _Block holds a reference to its _Pool, so the Python pool
@@ -15,7 +15,7 @@
  * allocations and stats, and its frees and its close are no-ops, so blocks
  * it inherited stay mapped (as copies) until it exits.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <errno.h>
 #include <string.h>

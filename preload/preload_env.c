@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * env.c - the preload's variables (env.h). No stdio and no allocation:
- * the constructor may run before the C library's stdio is ready for a
- * program, and a bad value is said with one write(2).
+ * preload_env.c - the preload's variables (preload_env.h). No stdio and
+ * no allocation: the constructor may run before the C library's stdio is
+ * ready for a program, and a bad value is said with one write(2).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "env.h"
+#include "preload_env.h"
 
 int pci_env_is(const char *name, const char *value)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu.c (aarch64) - dc zva usability and block size from DCZID_EL0, which
+ * cpu_aarch64.c - dc zva usability and block size from DCZID_EL0, which
  * EL0 may always read (Arm ARM D23.2). Bit 4 (DZP) set means dc zva is
  * prohibited and would trap; bits 3:0 give log2 of the block in 4-byte words.
  */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu.h - which stores the x86-64 memset entries may use for short calls
- * (entry_x86_64.c, entry_x86_64_v3.c): the rules, fed the cpuid and XCR0
- * words (the library's own reader, src/arch/x86_64/cpu_words.c, compiled
- * into the preload), so that a test can feed them the CPUs this machine
- * is not (tests/test_preload_cpu.c).
+ * short_stores.h - which stores the x86-64 memset entries may use for
+ * short calls (entry_x86_64.c, entry_x86_64_v3.c): the rules, fed the
+ * cpuid and XCR0 words (the library's own reader,
+ * src/arch/x86_64/cpu_words.c, compiled into the preload), so that a test
+ * can feed them the CPUs this machine is not (tests/test_preload_cpu.c).
  */
-#ifndef PCI_PRELOAD_CPU_H
-#define PCI_PRELOAD_CPU_H
+#ifndef PCI_PRELOAD_SHORT_STORES_H
+#define PCI_PRELOAD_SHORT_STORES_H
 
 #include "../src/arch/x86_64/cpu_words.h"
 
@@ -17,15 +17,15 @@
  * for 0-64 B, the AVX-512 copy's two for 65-128 B) on the CPU c
  * describes: AVX512F, AVX512BW and BMI2; the OS saving SSE, AVX, opmask
  * and all ZMM state; and a 512-bit store costing no clock speed there
- * (cpu_x86_64.c says which CPUs). Reads nothing else. */
+ * (short_stores.c says which CPUs). Reads nothing else. */
 int pci_preload_short_avx512(const struct pci_cpuid *c);
 
 /* 1 if the AVX-512 copy's 256-bit cases (entry_x86_64_v4.c: EVEX stores
  * of ymm16, masked to 64 B) may run on the CPU c describes: AVX512F,
  * AVX512BW, AVX512VL and BMI2, and the OS saving SSE, AVX, opmask and all
  * ZMM state (ymm16 is the low half of zmm16). No clock-speed rule: the C
- * library gives its 256-bit EVEX memset to every AVX-512 CPU (cpu_x86_64.c
- * says which take the 64-byte one). */
+ * library gives its 256-bit EVEX memset to every AVX-512 CPU
+ * (short_stores.c says which take the 64-byte one). */
 int pci_preload_short_evex256(const struct pci_cpuid *c);
 
 /* 1 if the entry's AVX2 case (two 32-byte stores for 32-64 B) may run on

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * parallel.h - clear and populate scaling (parallel.c): `pageclear
+ * parallel_bench.h - clear and populate scaling (parallel_bench.c): `pageclear
  * parallel` and the default suite's table.
  */
-#ifndef PAGECLEAR_CLI_PARALLEL_H
-#define PAGECLEAR_CLI_PARALLEL_H
+#ifndef PAGECLEAR_CLI_PARALLEL_BENCH_H
+#define PAGECLEAR_CLI_PARALLEL_BENCH_H
 
 #include <stddef.h>
 

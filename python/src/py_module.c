@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * module.c - the _pageclear module: initialisation, the errno-to-exception
+ * py_module.c - the _pageclear module: initialisation, the errno-to-exception
  * mapping and the argument converters every part shares.
  */
-#include "module.h"
+#include "py_module.h"
 
 #include <errno.h>
 #include <limits.h>

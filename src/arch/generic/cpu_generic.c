@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * cpu.c (generic) - CPU detection for architectures without primitives of
+ * cpu_generic.c - CPU detection for architectures without primitives of
  * their own, and for the portable-only build: nothing to detect, so only
  * the portable primitive (generic.c) runs.
  */

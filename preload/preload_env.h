@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * env.h - the preload's variables (env.c), read by its constructor only:
- * a bad value is said on stderr (unless PAGECLEAR_QUIET=1) and the
- * default kept, as the library does for its own (src/tuning/options.c).
+ * preload_env.h - the preload's variables (preload_env.c), read by its
+ * constructor only: a bad value is said on stderr (unless
+ * PAGECLEAR_QUIET=1) and the default kept, as the library does for its
+ * own (src/tuning/options.c).
  */
 #ifndef PCI_PRELOAD_ENV_H
 #define PCI_PRELOAD_ENV_H
