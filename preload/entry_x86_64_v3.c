@@ -5,15 +5,13 @@
  * client cores), the dynamic loader's choice there when the filter users
  * name loads the preload (filter.c).
  *
- * Why a copy: entry_x86_64.c's first 64-byte line goes to the tests every
- * x86-64 CPU needs, so its AVX2 case (32-64 B) starts three lines in and
- * loses to the C library's, which runs inside its first line. Here the
- * first line holds the state test, the size tests and the AVX2 case to its
- * ret, every shorter case one taken branch away (docs/notes.md, "An entry
- * for the AVX2 CPUs"), and calls of 65-2048 B are stored too (below). No
- * RTM test in the head (a test more there shows): a CPU with RTM, whose
- * transactions vzeroupper aborts, has preload.c send 32-2048 B on instead
- * (pci_preload_own_below 32, pci_preload_long_span 0), as
+ * Why a copy: entry_x86_64.c's first line goes to the tests every x86-64
+ * CPU needs, and its AVX2 case (32-64 B), three lines in, lost to the C
+ * library's. Here the first line holds the state test, the size tests and
+ * the AVX2 case, every shorter case one taken branch away (docs/notes.md,
+ * "An entry for the AVX2 CPUs"), and 65-2048 B are stored too. A CPU with
+ * RTM, whose transactions vzeroupper aborts, has preload.c send 32-2048 B
+ * on instead (no test in the head: one more there shows), as
  * PAGECLEAR_PRELOAD_AVX2=0 does.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low

@@ -4,32 +4,19 @@
  * AVX-512 CPUs (glibc-hwcaps/x86-64-v4/), the dynamic loader's choice
  * there when the filter users name loads the preload (filter.c).
  *
- * Why a copy: entry_x86_64.c's first 64-byte line goes to the tests every
- * x86-64 CPU needs, so its AVX-512 store sits two lines in, behind a taken
- * branch, and lost to the C library's own 64-byte memset. Here the first
- * line holds the state test and the whole 0-64 B case to its ret;
- * 65-128 B, which entry_x86_64.c passes on, are stored too, and on the
- * CPUs whose 512-bit stores keep the clock 129-2048 B as well, where the
- * tests before the jump to the C library cost more than its stores
- * (docs/notes.md, "Calls passed on: 129-320 B").
- *
- * The 0-64 B case is two 32-byte EVEX stores of ymm16 under one byte mask,
- * not one 64-byte store: a 256-bit store keeps the clock on every AVX-512
- * CPU, so the same first line serves those before AVX-VNNI (Skylake-SP to
- * Ice Lake), whose 512-bit stores lower it (cpu.h), and the others
- * (docs/notes.md, "Two 32-byte stores for every AVX-512 CPU").
- *
- * Where the CPU has AVX512F, BW, VL and BMI2 and the OS saves their state
- * (cpu.h, pci_preload_short_evex256), preload.c turns the head's case on,
- * and 64-2048 B in 64-byte stores where the 512-bit store keeps the clock
- * (pci_preload_own_below 64, pci_preload_long_span 1985: at 64 B two
- * 64-byte stores, as the C library's, beat the head's two masked ones),
- * else 65-128 B in four 32-byte stores (pci_preload_own_below 65,
- * pci_preload_evex_span 65). Elsewhere all stay 0 and every call takes the
- * path at 2:, which holds no vector instruction: the copy is correct on
- * any CPU. Where the C library's memset takes rep stosb above 2 KiB (Intel
- * with ERMS; AMD under glibc 2.36), so does this entry, to 64 KiB
- * (pci_preload_stosb_span, cpu.h).
+ * Why a copy: entry_x86_64.c's first line goes to the tests every x86-64
+ * CPU needs, and its AVX-512 store, two lines in, lost to the C library's.
+ * Here the first line holds the state test and the whole 0-64 B case: two
+ * 32-byte EVEX stores of ymm16 under one mask, which keep the clock on
+ * every AVX-512 CPU, those before AVX-VNNI (Skylake-SP to Ice Lake, cpu.h)
+ * too (docs/notes.md, "Two 32-byte stores for every AVX-512 CPU"). It
+ * stores 65-128 B as well, and where 512-bit stores keep the clock
+ * 64-2048 B in 64-byte ones, since the tests before the jump to the C
+ * library cost more than its stores (docs/notes.md, "Calls passed on:
+ * 129-320 B"); where the C library takes rep stosb above 2 KiB, so does
+ * this entry, to 64 KiB. preload.c turns each span on (entry.h) only where
+ * cpu.h's rules allow; else every call takes the path at 2:, which holds
+ * no vector instruction: the copy is correct on any CPU.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
