@@ -2,11 +2,9 @@
 /*
  * entry.h - what the memset entry point reads, shared by preload.c (which
  * writes it, and holds the generic entry) and the entries written in
- * assembly for the calls of a few bytes (docs/notes.md, "Short calls"):
- * entry_x86_64.c in libpageclear-preload.so, and in its
- * copies for the loader to choose by CPU, entry_x86_64_v3.c (the AVX2
- * CPUs, glibc-hwcaps/x86-64-v3/) and entry_x86_64_v4.c (the AVX-512 ones,
- * glibc-hwcaps/x86-64-v4/).
+ * assembly for short calls (docs/notes.md, "Short calls"): entry_x86_64.c,
+ * and for the loader to choose by CPU entry_x86_64_v3.c (the AVX2 CPUs,
+ * glibc-hwcaps/x86-64-v3/) and entry_x86_64_v4.c (the AVX-512 ones).
  */
 #ifndef PCI_PRELOAD_ENTRY_H
 #define PCI_PRELOAD_ENTRY_H
@@ -26,14 +24,12 @@
 /* What the entry linked in holds and needs (pci_preload_entry_kind): */
 /* the AVX-512 store (pci_preload_vec_below is read) */
 #define PCI_ENTRY_AVX512 1u
-/* AVX2 instructions in its 16-2048 B cases, and no 32-2048 B case but
- * AVX2's (pci_preload_ymm_from is not read): pci_preload_own_below stays 0
- * on a CPU without AVX2, and is 32 where the AVX2 case is off, with
- * pci_preload_long_span 0 (preload.c) */
+/* AVX2 in its 16-2048 B cases, and no 32-2048 B case but AVX2's:
+ * pci_preload_own_below stays 0 without AVX2, and is 32 where the AVX2
+ * case is off, with pci_preload_long_span 0 (preload.c) */
 #define PCI_ENTRY_NEEDS_AVX2 2u
 /* AVX-512 (BW, VL) and BMI2 in its 0-128 B cases, and no other case of
- * its own: pci_preload_own_below, pci_preload_long_span and
- * pci_preload_evex_span stay 0 where the CPU lacks them (preload.c) */
+ * its own: its spans stay 0 where the CPU lacks them (preload.c) */
 #define PCI_ENTRY_NEEDS_AVX512 4u
 extern const unsigned pci_preload_entry_kind;
 
@@ -42,64 +38,51 @@ extern const unsigned pci_preload_entry_kind;
  * bytes, and past 64 the C library's wider vectors measured ahead. */
 #define PCI_PRELOAD_OWN_MAX 64
 
-/* Calls shorter than this the entry's head stores itself:
- * PCI_PRELOAD_OWN_MAX + 1 once READY with no counting (32 or 0 for an
- * entry that needs AVX2: PCI_ENTRY_NEEDS_AVX2; PCI_PRELOAD_WIDE_FROM in
- * the AVX-512 copy where its 64-byte stores take 64 B), or preload_min
- * where that is shorter, else 0
- * (every call is then the C library's, or counted, or on the safe path).
- * Atomic because a thread may read it while the constructor sets it;
- * either value is safe to act on. */
+/* Calls shorter than this the entry's head stores itself: once READY and
+ * not counting, PCI_PRELOAD_OWN_MAX + 1 or what the entry kind allows
+ * (above; PCI_PRELOAD_WIDE_FROM where the AVX-512 copy's 64-byte stores
+ * take 64 B), or preload_min where that is shorter; else 0 (every call the
+ * C library's, or counted, or on the safe path). Atomic because a thread
+ * may read it while the constructor sets it; either value is safe. */
 extern _Atomic size_t pci_preload_own_below;
 /* Calls shorter than this the x86-64 entry stores with one AVX-512 masked
  * store: PCI_PRELOAD_OWN_MAX + 1 when pci_preload_own_below is and the
- * CPU and OS run it at full speed (cpu.h), else 0. */
+ * CPU and OS run it at full speed (short_stores.h), else 0. */
 extern _Atomic size_t pci_preload_vec_below;
-/* Calls from this length up to 64 B the x86-64 entry's baseline case
- * stores with two AVX2 32-byte stores: 32 where the CPU and OS run AVX2
- * and the AVX-512 store is not chosen (cpu.h; preload.c), else
- * SIZE_MAX from the start, so that any order of the limits' stores is
- * safe. */
+/* Calls from this length up to 64 B the x86-64 entry stores with two AVX2
+ * 32-byte stores: 32 where the CPU runs AVX2 and the AVX-512 store is not
+ * chosen (short_stores.h), else SIZE_MAX from the start, so that any order of the
+ * limits' stores is safe. */
 extern _Atomic size_t pci_preload_ymm_from;
-/* The longest call either copy's entry stores itself (the end of
- * pci_preload_long_span): the last before the C library's memset takes
- * rep stosb; to it, each stores as that memset does (entry_x86_64_v3.c,
- * entry_x86_64_v4.c). */
+/* The longest call a copy's entry stores itself: the last before the C
+ * library's memset takes rep stosb, to which each stores as it does. */
 #define PCI_PRELOAD_SPAN_MAX (PCI_PRELOAD_STOSB_FROM - 1)
 
 /* The copies' entries store calls from their first span length F to
  * F - 1 + this many bytes themselves, at most to PCI_PRELOAD_SPAN_MAX:
- * the AVX2 copy from 65 B in 32-byte stores (1984 where that case is on);
- * the AVX-512 one from 64 B (PCI_PRELOAD_WIDE_FROM) in 64-byte stores
- * (1985 where they are on); less where preload_min is shorter,
- * else 0. A span rather than a limit, so that the test holds whatever
- * pci_preload_own_below reads at the same moment. */
+ * the AVX2 copy from 65 B (1984 where its case is on), the AVX-512 one
+ * from 64 B in 64-byte stores (1985 where they are on); less where
+ * preload_min is shorter; else 0. A span, not a
+ * limit, so that the test holds whatever pci_preload_own_below reads at
+ * the same moment. */
 extern _Atomic size_t pci_preload_long_span;
-/* The AVX-512 copy's first span length: its spans count from 64 B, which
- * it stores with two 64-byte stores where those are on (its head stores
- * 0-63 B there, pci_preload_own_below 64), as the C library's memset
- * does (entry_x86_64_v4.c). */
+/* The AVX-512 copy's first span length: 64 B, which it stores with two
+ * 64-byte stores where those are on, as the C library's memset does. */
 #define PCI_PRELOAD_WIDE_FROM 64
-/* The AVX-512 copy's entry stores calls of PCI_PRELOAD_WIDE_FROM to
- * PCI_PRELOAD_WIDE_FROM - 1 + this many bytes with four 32-byte stores:
- * 65 (to 128 B; its head stores 64 B, pci_preload_own_below 65) where it
- * runs them and not the 64-byte ones (pci_preload_long_span; preload.c),
- * else 0. A span, as that one. */
+/* The AVX-512 copy stores calls of 64 B to 63 + this many bytes with four
+ * 32-byte stores: 65 (to 128 B) where it runs them and not the 64-byte
+ * ones, else 0. A span, as that one. */
 extern _Atomic size_t pci_preload_evex_span;
-/* The AVX-512 copy's entry stores calls of PCI_PRELOAD_STOSB_FROM to
- * PCI_PRELOAD_STOSB_FROM - 1 + this many bytes with rep stosb, as the C
- * library's memset there does (cpu.h, pci_preload_stosb_as_libc), not
- * jumping to it: PCI_PRELOAD_STOSB_MAX - PCI_PRELOAD_STOSB_FROM + 1 where
- * that holds (less where preload_min is shorter), else 0. A span, as
- * the two above. */
+/* The AVX-512 copy stores calls of PCI_PRELOAD_STOSB_FROM to that - 1 +
+ * this many bytes with rep stosb where the C library's memset there does
+ * (short_stores.h, pci_preload_stosb_as_libc): up to PCI_PRELOAD_STOSB_MAX (less
+ * where preload_min is shorter), else 0. A span, as the two above. */
 extern _Atomic size_t pci_preload_stosb_span;
 /* The first length the C library stores with rep stosb: one more than
  * its x86_rep_stosb_threshold's default (it takes rep stosb above it). */
 #define PCI_PRELOAD_STOSB_FROM 2049
 /* The last: where the jump to the C library's memset no longer shows
- * against the time of the call (docs/notes.md, "Calls of 2-64 KiB": over a
- * warm extent, passed on, 4 KiB measured 0.93-0.95
- * of the C library's own speed, 8-16 KiB 0.95-1.00, 64 KiB 1.00-1.01). */
+ * against the time of the call (docs/notes.md, "Calls of 2-64 KiB"). */
 #define PCI_PRELOAD_STOSB_MAX 65536
 
 /* Calls shorter than this (and not stored by the entry) go straight to
@@ -117,9 +100,8 @@ void *pci_preload_set(void *s, int c, size_t n);
 void *pci_preload_memset(void *s, int c, size_t n);
 
 #if PCI_PRELOAD_ASM_ENTRY
-/* The assembler text the x86-64 entries share (entry_x86_64.c,
- * entry_x86_64_v3.c and entry_x86_64_v4.c lay their cases out
- * differently; these are the same bytes in each that uses them). */
+/* The assembler text the x86-64 entries share: the same bytes in each that
+ * uses them (each lays its cases out differently). */
 
 /* memset and pci_preload_memset, one function at one address */
 #define PCI_ASM_ENTRY_BEGIN                                                                    \

@@ -5,23 +5,14 @@
  * client cores), the dynamic loader's choice there when the filter users
  * name loads the preload (filter.c).
  *
- * Why a copy: the entry of entry_x86_64.c serves every x86-64 CPU, and its
- * first 64-byte line goes to the tests all of them need, so the AVX2 case
- * (32-64 B) starts three lines in. Against the AVX2 memset Zen 3 runs
- * (emulated on the Intel guest, glibc 2.36) that cost 3-14% a call at
- * 32-64 B over the extent and 17-19% at a page's end: the C library's own
- * case runs inside its first line. Here the first line holds the state
- * test, the size tests and the AVX2 case to its ret, and every shorter
- * case is one taken branch away, as in entry_x86_64.c: level with the C
- * library's at 1-256 B under glibc 2.36 and 2.41 but for two cells
- * (docs/notes.md, "An entry for the AVX2 CPUs").
- * Calls of 65-2048 B it stores too, with the C library's own stores for
- * them (below). Nothing else is tested there: a load and compare more in
- * the head (the RTM test) measured 25% slower at 32-64 B at a page's end
- * under glibc 2.41 (1.25 against 0.99-1.01 without it), so a CPU with RTM,
- * whose transactions vzeroupper aborts, has preload.c send 32-2048 B on to
- * the C library instead (pci_preload_own_below 32, pci_preload_long_span
- * 0), as PAGECLEAR_PRELOAD_AVX2=0 does.
+ * Why a copy: entry_x86_64.c's first line goes to the tests every x86-64
+ * CPU needs, and its AVX2 case (32-64 B), three lines in, lost to the C
+ * library's. Here the first line holds the state test, the size tests and
+ * the AVX2 case, every shorter case one taken branch away (docs/notes.md,
+ * "An entry for the AVX2 CPUs"), and 65-2048 B are stored too. A CPU with
+ * RTM, whose transactions vzeroupper aborts, has preload.c send 32-2048 B
+ * on instead (no test in the head: one more there shows), as
+ * PAGECLEAR_PRELOAD_AVX2=0 does.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
@@ -39,17 +30,13 @@ const unsigned pci_preload_entry_kind = PCI_ENTRY_NEEDS_AVX2;
 
 __asm__(
     PCI_ASM_ENTRY_BEGIN
-    /* Layout: 64-byte lines; objdump -d shows them. The head's line
-     * holds the state test, the size tests and the 32-64 B case to its
-     * ret (at +61), and is filled out explicitly rather than by .p2align,
-     * which keeps jb 5f 2 bytes long (across an alignment the assembler
-     * made it 6 and the line ran into the next). The 65-128 B test sits
-     * at 2:, not in the head: a compare and branch more there measured
-     * 1.25 at 32-64 B at a page's end under glibc 2.41, as the RTM test
-     * did (above). The block starts at a multiple of 128 bytes: the same
-     * code at eight addresses 64 bytes apart measured 0.99-1.01 at 32-64 B
-     * at a page's end under glibc 2.36 where it started one, 1.00-1.10
-     * where it did not (7af8c43:docs/preload-short-calls-avx2.md, in git). */
+    /* Layout: 64-byte lines; objdump -d shows them. The head's line holds
+     * the state test, the size tests and the 32-64 B case to its ret (at
+     * +61), filled out by hand (.fill): across a .p2align the assembler
+     * made jb 5f 6 bytes long and the line ran into the next. The 65-128 B
+     * test sits at 2:, not in the head, and the block
+     * starts at a multiple of 128 bytes: each measured (docs/notes.md, "An
+     * entry for the AVX2 CPUs"). */
     "	.p2align 7\n"
     PCI_ASM_HEAD
     "	cmp	$4, %rdx\n"
@@ -75,35 +62,21 @@ __asm__(
     "	vmovdqu	%xmm0, -16(%rdi,%rdx)\n"
     "	ret\n"
     /* Longer than the span, or not READY, or no AVX2 case: on. Reached
-     * from 2: by a taken branch, so that 2:'s own case falls through;
-     * where the AVX2 case is off (RTM, above) that is a taken branch more
-     * on every call of 32 B or more than when the pass-on followed 2:
-     * (not measured: no CPU here has RTM without AVX-512). */
+     * from 2: by a taken branch, so that 2:'s own case falls through; with
+     * the AVX2 case off (RTM) a taken branch more, not measured. */
     "11:\n"
     PCI_ASM_PASS_ON
     /* 65-2048 B where the AVX2 case is on (n - 65 below
-     * pci_preload_long_span, unsigned), in the C library's AVX2 memset's
-     * own stores (glibc 2.36's, read with objdump -d at the address dlsym
-     * gives): 32-byte stores at s and s + 32, then 65-128 B at
-     * s + n - 64 and s + n - 32; 129-256 B at s + 64, s + 96 and the four
-     * ending at s + n; from 257 B, after those at s + 64 and s + 96, a
-     * loop of four aligned 32-byte stores from s + 128 rounded down to 32,
-     * while short of s + n - 128, then the four ending at s + n. Past
-     * 2048 B that memset turns to rep stosb (PCI_PRELOAD_STOSB_FROM), and
-     * the calls go on.
-     *
-     * The 129-256 B case falls through and the others are one taken
-     * branch away. On the Zen 5 guest, with that memset emulated (its
-     * AVX-512 bits off by tunable), each taken branch on the way to the
-     * stores counted: 65-128 B stored behind a taken branch from 2:
-     * measured 1.00 of the C library's time and falling through 0.88, and
-     * 129-256 B 1.12 passed on (four taken branches to its two), 1.12
-     * stored behind a taken branch from 65-128 B's case (three), 1.00
-     * falling through (one). From 257 B, eight 32-byte stores from s and
-     * eight ending at s + n measured 1.52 at 257 B (the two halves one byte
-     * apart) and 1.09-1.12 at 288-384 B; the loop 0.97-1.01 to 2048 B,
-     * where passed on 288-512 B measured 1.04-1.13
-     * (docs/notes.md, "The AVX2 copy stores 65-2048 B"). */
+     * pci_preload_long_span, unsigned), in glibc 2.36's AVX2 memset's own
+     * stores: 32-byte stores at s and s + 32, then 65-128 B at s + n - 64
+     * and s + n - 32; 129-256 B at s + 64, s + 96 and the four ending at
+     * s + n; from 257 B, after those at s + 64 and s + 96, a loop of four
+     * aligned 32-byte stores from s + 128 rounded down to 32, while short
+     * of s + n - 128, then the four ending at s + n. Past 2048 B that memset
+     * turns to rep stosb (PCI_PRELOAD_STOSB_FROM), and the calls go on.
+     * 129-256 B fall through, the others are one taken branch away: each
+     * taken branch before the stores counted (docs/notes.md, "The AVX2
+     * copy stores 65-2048 B"). */
     "	.p2align 6\n"
     "2:	lea	-65(%rdx), %rcx\n"
     PCI_ASM_CMP("pci_preload_long_span", "rcx")

@@ -4,47 +4,19 @@
  * AVX-512 CPUs (glibc-hwcaps/x86-64-v4/), the dynamic loader's choice
  * there when the filter users name loads the preload (filter.c).
  *
- * Why a copy: the entry of entry_x86_64.c serves every x86-64 CPU, so its
- * first 64-byte line goes to the tests all of them need and the AVX-512
- * store sits two lines in, behind a taken branch (two at a page's end).
- * Against the C library's own 64-byte memset on the Intel guest that cost
- * up to 16% at 1 B and 17-25% at 64 B at a page's end. Here the first
- * line holds the state test and the whole 0-64 B case to its ret, and
- * 65-128 B, which entry_x86_64.c passes on, are stored too; on the CPUs
- * whose 512-bit stores keep the clock, 129-2048 B as well, where the C
- * library's memset is four to eight 64-byte stores, or a loop, and the
- * tests before the jump to it cost 4-15% at 129-512 B and 1-3% at
- * 513 B-2 KiB (docs/notes.md, "Calls passed on: 129-320 B").
- *
- * The 0-64 B case is two 32-byte EVEX stores of ymm16 under one byte
- * mask, not one 64-byte store: a 256-bit store keeps the clock on every
- * AVX-512 CPU, so the same first line serves those before AVX-VNNI
- * (Skylake-SP to Ice Lake), whose 512-bit stores lower it (cpu.h), and
- * the others. With the 64-byte store there, those CPUs reached their own
- * 256-bit cases a taken branch later and measured up to 1.21 of the time
- * of the 256-bit EVEX memset the C library gives them at 1-31 B, and
- * 1.16-1.26 at 32-56 B at a page's end (emulated); this CPU lost 6% at
- * 56 B under glibc 2.36. With these two stores, both are level or ahead
- * but for a few cells (docs/notes.md, "Two 32-byte stores for every
- * AVX-512 CPU").
- *
- * Where the CPU has AVX512F, BW, VL and BMI2 and the OS saves their state
- * (cpu.h, pci_preload_short_evex256), preload.c turns the head's case on
- * and 64-2048 B in 64-byte stores where the 512-bit store keeps the clock
- * (pci_preload_own_below 64, pci_preload_long_span 1985: two 64-byte
- * stores at 64 B, as the C library's memset there, measured 1.06 of its
- * time on the Zen 5 guest where the head's two masked 32-byte ones
- * measured 1.14), else 0-64 B in the head and 65-128 B in four 32-byte
- * stores (pci_preload_own_below 65, pci_preload_evex_span 65). Elsewhere all stay 0 and every
- * call takes the path at 2:, which holds no vector instruction: the copy
- * is correct on any CPU.
- *
- * On Intel CPUs with ERMS, where the C library's memset stores calls of
- * more than 2 KiB with rep stosb, so does this entry, to 64 KiB
- * (pci_preload_stosb_span, cpu.h): passed on, they paid the jump, 3-6%
- * of a 4 KiB call over a warm extent. The same on AMD under glibc 2.36,
- * which takes rep stosb there too: passed on, 2049 B measured 1.07 of
- * its time on the Zen 5 guest, stored here 1.01.
+ * Why a copy: entry_x86_64.c's first line goes to the tests every x86-64
+ * CPU needs, and its AVX-512 store, two lines in, lost to the C library's.
+ * Here the first line holds the state test and the whole 0-64 B case: two
+ * 32-byte EVEX stores of ymm16 under one mask, which keep the clock on
+ * every AVX-512 CPU, those before AVX-VNNI (Skylake-SP to Ice Lake, short_stores.h)
+ * too (docs/notes.md, "Two 32-byte stores for every AVX-512 CPU"). It
+ * stores 65-128 B as well, and where 512-bit stores keep the clock
+ * 64-2048 B in 64-byte ones, since the tests before the jump to the C
+ * library cost more than its stores (docs/notes.md, "Calls passed on:
+ * 129-320 B"); where the C library takes rep stosb above 2 KiB, so does
+ * this entry, to 64 KiB. preload.c turns each span on (entry.h) only where
+ * short_stores.h's rules allow; else every call takes the path at 2:, which holds
+ * no vector instruction: the copy is correct on any CPU.
  *
  * The contract is memset's, as in entry_x86_64.c: returns s, sets the low
  * byte of c into [s, s + n), nothing outside; no stack, no call, only
@@ -62,30 +34,25 @@ _Static_assert(PCI_PRELOAD_WIDE_FROM == 64, "entry_x86_64_v4.c writes 64 out");
 
 __asm__(
     PCI_ASM_ENTRY_BEGIN
-    /* Layout: 64-byte lines, the second padding (2: starts a line);
-     * the block starts at a multiple of 128 bytes, as the AVX2 copy's
-     * does (entry_x86_64_v3.c says what that measured), and no case that
-     * stores crosses a line but 257-512 B (after 2:, where which case
-     * falls through counted more) and the loop from 513 B. On the Zen 5
-     * guest the 129-256 B case across a line measured 1.11-1.13 of the C
-     * library's time, in a line of its own 1.00 (so .p2align before 6:).
-     * The head's line ends at the 0-64 B case's ret, at +63 exactly:
-     * every instruction there is the shortest form found (sbb for the
-     * all-ones mask, test on ch for the page bit), and each byte more put
-     * the ret in the next line. objdump -d shows the lines. */
+    /* Layout: 64-byte lines, the second padding (2: starts a line); the
+     * block starts at a multiple of 128 bytes, as the AVX2 copy's does, and
+     * no case that stores crosses a line but 257-512 B and the loop from
+     * 513 B (docs/notes.md, "The AVX-512 copy stores 513-2048 B"). The
+     * head's line ends at the 0-64 B case's ret, at +63 exactly: every
+     * instruction there is the shortest form found (sbb for the all-ones
+     * mask, test on ch for the page bit): each byte more put the ret in the
+     * next line. objdump -d shows the lines. */
     "	.p2align 7\n"
     PCI_ASM_HEAD
     /* 0-64 B: k1 holds the low min(n, 32) bits (CF is set here: the
      * head's compare found n below the limit, so sbb gives all ones, and
      * bzhi keeps all 32 from n = 32 on). The stores go to s and to
-     * s + max(n, 32) - 32: from 32 B two full 32-byte stores, [s, s + 32)
-     * and [s + n - 32, s + n), with no masked-off byte, so a call that
-     * ends at a page's end stores here, as the C library's 32-64 B case
-     * does (sent to 7: it measured 1.16-1.26 of that case's time); below
-     * 32 B the same masked store twice at s. A masked store whose
-     * masked-off bytes fall in a page that is not mapped costs a
-     * microcode assist (entry_x86_64.c), so a call whose first 32 bytes would
-     * reach the next 4 KiB page (bit 12 of s + 31 differs from s's)
+     * s + max(n, 32) - 32: from 32 B two full 32-byte stores with no
+     * masked-off byte, so a call that ends at a page's end stores here, as
+     * the C library's 32-64 B case does; below 32 B the same masked store
+     * twice at s. Masked-off bytes in a page that is not mapped cost a
+     * microcode assist (entry_x86_64.c), so a call whose first 32 bytes
+     * would reach the next 4 KiB page (bit 12 of s + 31 differs from s's)
      * stores at 7: instead. */
     "	sbb	%ecx, %ecx\n"
     "	bzhi	%edx, %ecx, %ecx\n"
@@ -106,18 +73,10 @@ __asm__(
      * pci_preload_own_below reads at the same moment), then 2049 B on
      * where rep stosb's is (n - 2049 below it), else on. The 64-byte
      * stores' span is tested first and its case falls through, one test
-     * and one taken branch after the head: on the Zen 5 guest, with the
-     * 32-byte stores' span tested before it and the case a jump away,
-     * 65-256 B measured 1.12-1.15 of the C library's time under glibc
-     * 2.36 and 2.41; with the case falling through, 129-256 B 1.00 and
-     * 65-112 B 1.03-1.05; with it falling through but the 32-byte span
-     * still tested first, 1.12-1.13 again at 129-256 B
-     * (docs/notes.md, "Zen 5: the 64-byte case falls through"). Where the
-     * 32-byte stores are on (Skylake-SP to Ice Lake), 65-128 B take a
-     * taken branch more than before; not measured there. Their span tested
-     * first here cost 257 B 2-3% on the Zen 5 guest and showed no gain
-     * there (the same file, "The 32-byte span tested first again";
-     * measured when the limits were written into the code, before 1.1). */
+     * and one taken branch after the head (docs/notes.md, "Zen 5: the
+     * 64-byte case falls through", "The 32-byte span tested first again").
+     * Where the 32-byte stores are on (Skylake-SP to Ice Lake), 65-128 B
+     * take a taken branch more: not measured there. */
     "	.p2align 6\n"
     "2:	lea	-64(%rdx), %rcx\n"
     PCI_ASM_CMP("pci_preload_long_span", "rcx")
@@ -125,19 +84,10 @@ __asm__(
     /* 64-2048 B with the 64-byte store (rcx holds n - 64): 64-128 B at s
      * and s + n - 64; 129-256 B at s, s + 64, s + n - 128 and s + n - 64;
      * 257-512 B four from s and four ending at s + n; 513-2048 B at 8:
-     * (below). Four 32-byte stores instead measured 1.06-1.15 of the C
-     * library's time at 80-112 B under glibc 2.36 on this CPU, against
-     * 0.92-0.96 for two 64-byte ones. Past 128 B the C library's own memset
-     * on this CPU stores the same way (objdump of glibc 2.36's), and the
-     * order counts: the same four stores at 129-256 B with s + n - 64
-     * second measured 1.05 at 224 B against 1.00 in address order
-     * (docs/notes.md, "Calls of 129-512 B stored here"). Which case falls
-     * through counts too: with 129-256 B falling
-     * through at 4: and 257-512 B in the next line, 200 and 248 B measured
-     * 1.03-1.04 of the C library's time under glibc 2.41; with 257-512 B
-     * falling through and 129-256 B after it, a taken branch more,
-     * 1.01-1.02, 257-512 B unchanged (the same section); both measured when
-     * this case was a jump from 2:. */
+     * (below). Past 128 B glibc 2.36's memset stores the same way on this
+     * CPU, and both the order of the stores and which case falls through
+     * counted (docs/notes.md, "Calls of 129-512 B stored here", "Which case
+     * falls through, 129-512 B"). */
     "	vpbroadcastb %esi, %zmm16\n"
     "	vmovdqu64 %zmm16, (%rdi)\n"
     "	cmp	$64, %rcx\n"
@@ -173,16 +123,13 @@ __asm__(
     PCI_ASM_CMP("pci_preload_stosb_span", "rcx")
     "	jb	10f\n"
     PCI_ASM_PASS_ON
-    /* 513-2048 B (rcx is free), as the C library's memset here stores
-     * them (objdump of glibc 2.36's): 64-byte stores at s to s + 192 (s
-     * at 2:), then a loop of four aligned ones from r8 = (s & -64) + 256,
-     * in (s + 192, s + 256], while short of rcx = s + n - 256 (so each
-     * round's stores end before s + n; the first round runs, as
-     * n > 512 puts rcx past s + 256), then the four ending at s + n.
-     * Passed on, 513 B-2 KiB measured 0.99-1.03 of the C library's time
-     * on the Zen 5 guest (1 KiB 1.02 under glibc 2.36, the one cell
-     * behind); stored here 0.96-1.01. Past 2048 B that memset turns to
-     * rep stosb (PCI_PRELOAD_STOSB_FROM), and so does this entry where
+    /* 513-2048 B (rcx is free), as glibc 2.36's memset here stores them:
+     * 64-byte stores at s to s + 192 (s at 2:), then a loop of four aligned
+     * ones from r8 = (s & -64) + 256, in (s + 192, s + 256], while short of
+     * rcx = s + n - 256 (so each round's stores end before s + n; the first
+     * round runs, as n > 512 puts rcx past s + 256), then the four ending at
+     * s + n. Past 2048 B that memset turns to rep stosb
+     * (PCI_PRELOAD_STOSB_FROM), and so does this entry where
      * pci_preload_stosb_span is on. */
     "8:	vmovdqu64 %zmm16, 64(%rdi)\n"
     "	vmovdqu64 %zmm16, 128(%rdi)\n"
@@ -236,12 +183,10 @@ __asm__(
     "	vmovdqu64 %ymm16, -32(%rdi,%rdx)\n"
     "	ret\n"
     /* 2049 B to 64 KiB where the C library's memset takes rep stosb too
-     * (pci_preload_stosb_span; cpu.h): the same instruction, without the
-     * jump to it and its own tests before it, which cost 3-6% of a 4 KiB
-     * call's time over a warm extent (docs/notes.md, "Calls of 2-64 KiB"). The
-     * direction flag is clear at any call (the ABI; the kernel clears it
-     * for a signal handler). rdx keeps s for the return value while al holds
-     * the byte. */
+     * (pci_preload_stosb_span; short_stores.h): the same instruction, without the
+     * jump to it (docs/notes.md, "Calls of 2-64 KiB"). The direction flag
+     * is clear at any call (the ABI; the kernel clears it for a signal
+     * handler). rdx keeps s for the return value while al holds the byte. */
     "	.p2align 6\n"
     "10:	mov	%rdx, %rcx\n"
     "	movzbl	%sil, %eax\n"

@@ -24,12 +24,10 @@
  * does it, as under store. Under store with the stats on, the same calls
  * get a dry run of populate, so a user sees what the default would do.
  *
- * The proof's one costly part reads /proc/self/smaps up to the range,
- * which walks the page tables of the mappings below it, a cost per
- * resident page; populating saves a cost per populated page. A process
- * whose resident memory is over RESIDENT_MAX times the call's length
- * leaves the call to the C library, as under store, where the walk could
- * cost what populating saves.
+ * The proof's one costly part, reading /proc/self/smaps up to the range,
+ * costs per resident page; populating saves per populated page. So a
+ * process resident over RESIDENT_MAX times the call's length leaves the
+ * call to the C library, as under store.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * note.c - the note `pageclear exec` reads to know a file for the preload
- * (note.h), linked into each: the file users name (filter.c) and the
- * preload itself with each of its entries (preload.c). Owner name,
- * descriptor and type, each field 4-byte aligned as the ELF note format
- * wants. A section named .note.* is a note section to GCC and Clang
- * alike, which the linker puts in a PT_NOTE segment.
+ * note.c - the note `pageclear exec` reads (note.h), linked into the file
+ * users name (filter.c) and into each build of the preload. Each field is
+ * 4-byte aligned, as the ELF note format wants; a section named .note.* is
+ * a note section to GCC and Clang alike, put in a PT_NOTE segment.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * note.h - the ELF note that marks libpageclear-preload.so and the
- * preload's builds it loads (note.c puts it in a PT_NOTE segment of each:
- * preload/CMakeLists.txt) and that `pageclear exec` looks for in the
- * library it is told to use (cli/exec/exec_elf.c): a shared library
- * without it, libpageclear.so itself for one, would be loaded and its
- * memset would not be pageclear's, so the program would run without
- * pageclear while the user believed otherwise.
+ * preload's builds (note.c) and that `pageclear exec` looks for in the
+ * library it is told to use (cli/exec/exec_elf.c): a library without it,
+ * libpageclear.so for one, would run the program without pageclear while
+ * the user believed otherwise.
  */
 #ifndef PC_PRELOAD_NOTE_H
 #define PC_PRELOAD_NOTE_H

@@ -22,7 +22,7 @@ strays on this machine with nothing to find.
       [SIZE...]
 
 --glibc CMD runs each column under CMD as well (a wrapper that starts a
-program under another C library, e.g. ../shared/tools/newer-glibc.sh);
+program under another C library, with that library's loader);
 --tunables T under GLIBC_TUNABLES=T as well (the C library's memset as
 another CPU runs it: glibc.cpu.hwcaps=Prefer_No_AVX512 for the 256-bit
 EVEX one of Intel's AVX-512 CPUs without AVX-VNNI; on an Intel CPU with

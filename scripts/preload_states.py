@@ -48,11 +48,11 @@ import sys
 from bench_host import check_wrappers, cpu_name
 
 STATES = ("warm", "use", "cold", "first")
-# The sizes of the per-state tables (7af8c43:docs/preload-measured.md, in
-# git): calls the preload passes on or
-# stores itself (4 KiB to 16 MiB, below the built-in preload_min of 16 or
-# 32 MiB; 4 and 8 KiB in the AVX-512 copy's rep stosb span on Intel) and
-# calls it sends to pageclear (64 and 256 MiB).
+# The sizes of the per-state tables (docs/notes.md, "The preload's
+# threshold"): calls the preload passes on or stores itself (4 KiB to
+# 16 MiB, below the built-in preload_min of 16 or 32 MiB; 4 and 8 KiB in
+# the AVX-512 copy's rep stosb span on Intel) and calls it sends to
+# pageclear (64 and 256 MiB).
 SIZES = ["4KB", "8KB", "64KB", "1MB", "16MB", "64MB", "256MB"]
 UNITS = {"": 1, "B": 1}
 UNITS.update({p + s: 1 << (10 * (i + 1)) for i, p in enumerate("KMG") for s in ("", "B", "IB")})

@@ -64,15 +64,11 @@ int pci_glibc_tunable(const char *tunables, const char *name, size_t *v);
  * - without ERMS: never (glibc then picks a memset without rep stosb);
  * - Intel: 2048 on every version from 2.26 (a fixed 2048 up to 2.31, the
  *   tunable's default from 2.32, which brought it);
- * - AMD under 2.26 to 2.38: 2048 (glibc 2.36 on the Zen 5 guest runs
- *   __memset_avx512_unaligned_erms with 2048, gdb and ld.so
- *   --list-tunables; the other versions' sources and maintenance
- *   branches read: the same 2048); from 2.40: never (2.41 sets the
- *   threshold to SIZE_MAX on AMD, its --list-tunables on the Zen 5 guest,
- *   and loops at every size, gdb; 2.40's sources set it so first, and
- *   later versions are taken to do the same); 2.39: unknown, as its
- *   release set 2048 and its maintenance updates SIZE_MAX, both calling
- *   themselves "2.39" (docs/notes.md, "The C library's versions");
+ * - AMD under 2.26 to 2.38: 2048; from 2.40: never (its threshold is
+ *   SIZE_MAX on AMD and it loops at every size; later versions are taken
+ *   to do the same); 2.39: unknown, as its release set 2048 and its
+ *   maintenance updates SIZE_MAX, both calling themselves "2.39"
+ *   (docs/notes.md, "The C library's versions");
  * - PCI_GLIBC_STOSB_TUNABLE set (from 1, glibc's least): its value on
  *   either vendor, glibc taking it over its default; before 2.32, which
  *   ignores it unless its distribution brought the tunable in: unknown;

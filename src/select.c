@@ -27,10 +27,8 @@ int pci_select(const struct pci_cpu *c, const struct pci_tuning *t,
         }
         if (!temporal && len >= t->v[PC_THRESHOLD_NT]) {
             /* AMD's clzero writes a whole line without reading it, like
-             * streaming stores, and measured better than them on the Zen 4
-             * guest: `pageclear check`, paired ratios of 7 interleaved
-             * rounds, cold extents 4 KiB to 1 GiB: +12-20% over
-             * avx512-nt in three runs; `use` +7-18% at 16-64 MiB. */
+             * streaming stores, and measured ahead of them cold and in
+             * `use` (docs/notes.md, "Selection thresholds"). */
             if (f & PCI_F_CLZERO)
                 return PCI_ID_x86_clzero;
             if (f & PCI_F_AVX512)

@@ -31,9 +31,9 @@ HOLD_MAX_S = 0.1        # a client holds its memory up to this long
 # A flood of connections (a bad client's) holds the daemon at its limit
 # for its request_timeout; one at most this often: busy a tenth of the time.
 FLOOD_EVERY_S = 20
-# Hang-catchers. The longest cycle (fork to exit) seen was 3.3 s: a TSan
-# build of the daemon, the 2 cores at a load average of 20 (docs/serve.md,
-# "Soak"); these are 18 to 36 times that.
+# Hang-catchers, 18 to 36 times the longest cycle (fork to exit) seen,
+# 3.3 s: a TSan build of the daemon on a loaded 2-core machine (the soak:
+# docs/serve.md, "Soak").
 HANG_S = 120            # a client's whole life
 STALL_S = 60            # the daemon serves no cycle for this long: it stopped
 RESTART_S = 60          # the restarted daemon serves within this long

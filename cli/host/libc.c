@@ -114,11 +114,12 @@ int cli_exec_self(char *const argv[])
     if (k > 0 && *ld != '\0' && realpath(ld, ldreal) != NULL) {
         self[k] = '\0';
         if (strcmp(self, ldreal) == 0) {
-            /* Started as `ld.so PROGRAM ...` (another glibc's loader, as
-             * tools/newer-glibc.sh does): that loader again, with its own
-             * directory first in the search path (else it would load the
-             * system's C library), then LD_LIBRARY_PATH, as it was
-             * started; argv[0] is the program as it was named. */
+            /* Started as `ld.so PROGRAM ...` (another glibc's loader, as a
+             * wrapper running a program under that glibc does): that
+             * loader again, with its own directory first in the search
+             * path (else it would load the system's C library), then
+             * LD_LIBRARY_PATH, as it was started; argv[0] is the program
+             * as it was named. */
             char libs[4096], *slash = strrchr(ld, '/');
             const char *llp = getenv("LD_LIBRARY_PATH");
             snprintf(libs, sizeof(libs), "%.*s%s%s", (int)(slash - ld), ld,

@@ -15,7 +15,7 @@
 //!
 //! For the tests, either way: `PAGECLEAR_SYS_INCLUDE` names the directory
 //! of the header in use, and `OUT_DIR/cc.txt` the C compiler to check the
-//! declarations against it with (`tests/declarations.rs`).
+//! declarations against it with (`tests/declarations/`).
 
 use std::env;
 use std::fmt::Write as _;

@@ -3,9 +3,8 @@
  * pool.c - a pool of zeroed pages: user space's init_on_alloc and
  * init_on_free. Programs that recycle memory can skip the kernel's
  * fault-time zeroing altogether: the pool maps one large run once and
- * clears pages itself on reuse, with the extent-aware clear (measured ~3x
- * the kernel's own hugetlb clearing on the Xeon guest;
- * 7af8c43:docs/measurements.md, sections 4 and 5, in git).
+ * clears pages itself on reuse, with the extent-aware clear (about 3x the
+ * kernel's own hugetlb clearing: docs/notes.md, "Against the targets").
  *
  * Clearing at allocation uses pc_clear's choice (the caller is about to
  * touch the memory, so cache-allocating stores below the NT threshold);

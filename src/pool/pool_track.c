@@ -14,17 +14,13 @@
  *
  * Clear or give back. A page that must become zero again can be cleared,
  * or dropped (MADV_DONTNEED) and refaulted, zeroed by the kernel, when next
- * touched. Measured on the Intel Xeon guest with THP, per GiB
- * (docs/notes.md, "Figures the old README quoted"): drop 2.4 ms, clear 47 ms,
- * refault
- * 151 ms. So for memory that is used again clearing wins (47 against
- * 2.4 + 151, 3.3x), and dropping pays only for pages less than
- * (47 - 2.4) / 151 = 30% likely to be touched again - which the pool
- * cannot know, and a pool exists for memory that is reused. It therefore
- * keeps and clears, and drops only to honour the caller's resident bound
- * (resident_max): there the choice is between dropping and exceeding the
- * bound, and dropping, 20x cheaper than clearing, also makes the pages
- * zero for free.
+ * touched. Per GiB, dropping costs about a twentieth of clearing but a
+ * refault three times a clear (docs/notes.md, "Figures the old README
+ * quoted"): for memory that is used again clearing wins, and a pool exists
+ * for memory that is reused. So it keeps and clears, and drops only to
+ * honour the caller's resident bound (resident_max): there the choice is
+ * between dropping and exceeding the bound, and dropping also makes the
+ * pages zero for free.
  */
 #include <errno.h>
 #include <string.h>

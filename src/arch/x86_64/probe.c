@@ -12,9 +12,8 @@
  * no probe: rep stosb.
  *
  * The first version timed each of the eight loads between lfences (eight
- * serialised misses, ~1 us cold); docs/notes.md, "The per-call probe",
- * has what each showed (in full: 7af8c43:docs/measurements-zen4.md,
- * section 13, and 7af8c43:docs/measurements-intel-again.md, section 24).
+ * serialised misses); docs/notes.md, "The per-call probe", has what each
+ * version showed.
  *
  * The loads only read inside [dst, dst + len) before it is cleared; they
  * bring at most eight lines into cache.
@@ -30,23 +29,16 @@
 int pci_probe_force;
 
 #define PROBE_LINES 8
-/* Below this the extent is cleared without probing. The probe costs
- * 40-90 ns when the lines are in L1 or L2, and one miss's latency when
- * not; a 64 KiB warm clear takes ~1.3 us here, so the probe is a few
- * percent of it warm, and streaming stores gain 15-26% on a cold 64 KiB-
- * 1 MiB extent the caller then uses (7af8c43:docs/measurements-rules.md,
- * section 20).
- * Below 64 KiB the probe would be a tenth and more of a warm clear. */
+/* Below this the extent is cleared without probing: below 64 KiB the probe
+ * would cost a tenth and more of a warm clear; from it, streaming stores
+ * gain on a cold extent the caller then uses (docs/notes.md, "The per-call
+ * probe"). */
 #define PROBE_MIN ((size_t)64 << 10)
-/* Measured on the Intel guest (7af8c43:docs/measurements-intel-again.md,
- * section 24): the group of eight, the fenced rdtsc pair included, took a
- * median of
- * 43-343 ns on a just-written extent of 64 KiB-4 MiB (the misses are the
- * TLB's: the lines are in L2), and 940-1600 ns on one evicted from every
- * cache and the TLB (a nested page walk each; one load alone costs as
- * much, so the eight do overlap). 600 ns lies between; an extent in L3
- * only, past the TLB's reach (64 MiB: 930 ns), counts as cold, where
- * streaming stores are what the thresholds choose too. */
+/* The group's time lies well below this for an extent just written (its
+ * lines in L2, the misses the TLB's) and above it for one evicted from
+ * every cache and the TLB (docs/notes.md, "The per-call probe"). An extent
+ * in L3 only, past the TLB's reach, counts as cold, where streaming stores
+ * are what the thresholds choose too. */
 #define HIT_NS 600.0
 
 static double ticks_per_ns;
