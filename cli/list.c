@@ -2,7 +2,7 @@
 /*
  * list.c - `pageclear list`: the library's clearing primitives, one line
  * each (name, architecture, required features, cache behaviour, what it
- * is), marked where this host cannot run them. tests/golden/list.txt pins
+ * is), marked where this host cannot run them. tests/data/golden/list.txt pins
  * the format.
  */
 #include <stdio.h>

@@ -118,7 +118,7 @@ void *pci_preload_memset(void *s, int c, size_t n);
 /* cmp VAR(%rip), %REG: a compare of a limit, read from its variable on
  * every call (7 bytes). The code is never written at run time: no page of
  * the process becomes writable and executable because of the preload
- * (tests/preload/wx.c holds it to that). */
+ * (tests/integration/preload/wx.c holds it to that). */
 #define PCI_ASM_CMP(var, reg) "	cmp	" var "(%rip), %" reg "\n"
 
 /* The tail jump to the next memset, through its pointer. */

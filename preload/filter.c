@@ -10,7 +10,7 @@
  * the copy for the CPU"). The loader puts a filtee just before its filter
  * in the lookup order, so the filtee's memset is the one every object
  * binds to, and its dlsym(RTLD_NEXT) passes over this file to the next
- * memset (tests/preload.sh, case filter). Auxiliary, so that a missing
+ * memset (tests/integration/preload/preload.sh, case filter). Auxiliary, so that a missing
  * filtee is skipped and the program runs, as with a missing LD_PRELOAD
  * file; this constructor then says so on stderr (unless PAGECLEAR_QUIET=1),
  * so that no one believes pageclear ran.

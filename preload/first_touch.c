@@ -44,7 +44,7 @@
 #include "preload_stats.h"
 #include "seccomp.h"
 
-/* At most half the ratio of the two costs that tests/bench_first_touch.c
+/* At most half the ratio of the two costs that tests/stress/bench_first_touch.c
  * measures (tests/data/first-touch-cost.txt holds its runs): the resident
  * memory may all lie below the range. */
 #define RESIDENT_MAX 16

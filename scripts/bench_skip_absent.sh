@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # The figures of docs/skip-absent.md (issue 47), as Markdown tables:
 #   calloc   the loop calloc(1, 1e9), one byte written, free, per call
-#            (tests/preload/calloc_loop.c), under glibc's malloc, jemalloc
+#            (tests/integration/preload/calloc_loop.c), under glibc's malloc, jemalloc
 #            and mimalloc (Debian's libjemalloc2 and libmimalloc2.0,
 #            LD_PRELOAD), each alone and with the preload before it in
 #            LD_PRELOAD, first touches skipped (and stored, "skip off", for
@@ -13,7 +13,7 @@
 #            touch, cold.
 #   present  pc_clear_present against pc_clear at 0, 1, 50 and 100 % of
 #            the pages present, 64 MiB and 1 GiB, 4 KiB pages and THP
-#            (tests/bench_present.c, wall clock, fresh mappings; 1 GiB
+#            (tests/stress/bench_present.c, wall clock, fresh mappings; 1 GiB
 #            with nothing present is the cost of the scan alone); then
 #            every page present in the thread's CPU time, 51 repetitions,
 #            on fresh mappings and warm (a mapping rewritten before each

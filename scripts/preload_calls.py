@@ -5,7 +5,7 @@ machine: the time of a memset call through libpageclear-preload.so over the
 C library's own, per size, for each of the entry's store paths, under each
 C library asked for.
 
-Each column is one way of running tests/preload/preload_calls (which times
+Each column is one way of running BUILD/tests/preload/preload_calls (which times
 both memsets in one process, interleaved, and prints per size the median
 of its rounds' ratios). The columns are run in turn, RUNS times over, so
 that a drift of the shared machine meets every column alike; a cell is the

@@ -147,7 +147,7 @@ def build(tmp: pathlib.Path, want: List[Case]) -> None:
         subprocess.run(["g++", "-O2", str(SRC / "scripts/real/vector.cc"), "-o", str(tmp / "vector")],
                        check=True)
     if any(c.name.endswith("calloc") for c in want):
-        subprocess.run(["cc", "-O2", str(SRC / "tests/preload/calloc_loop.c"), "-o",
+        subprocess.run(["cc", "-O2", str(SRC / "tests/integration/preload/calloc_loop.c"), "-o",
                         str(tmp / "calloc_loop")], check=True)
     (tmp / "qemu.sh").write_text(QEMU)
     (tmp / "qemu.sh").chmod(0o755)

@@ -22,7 +22,7 @@
 #   -j N           parallel build jobs (default: every CPU).
 #   -v, --verbose  print every step's output as it runs.
 #   --set-version  write X.Y.Z into VERSION and every file that repeats it
-#                  (tests/check_version.sh checks them), and start entries
+#                  (tests/lint/check_version.sh checks them), and start entries
 #                  for X.Y.Z in CHANGELOG.md and debian/changelog where
 #                  there are none; builds nothing.
 # Needs what `scripts/deps.sh release` installs (checked first), PyPI for
@@ -91,7 +91,7 @@ set_version() {
       CHANGELOG.md > CHANGELOG.md.new
     mv CHANGELOG.md.new CHANGELOG.md
   fi
-  tests/check_version.sh . || die "the files above still disagree with VERSION: fix them by hand"
+  tests/lint/check_version.sh . || die "the files above still disagree with VERSION: fix them by hand"
   echo "release: now say what $v brings in CHANGELOG.md and debian/changelog, and commit"
 }
 if [ -n "$new_version" ]; then set_version "$new_version"; exit 0; fi
@@ -117,7 +117,7 @@ finish() {
 }
 trap finish EXIT
 # The tarball's tests must see no repository around them (a release
-# tarball has none: tests/check_spdx.sh lists the files itself then).
+# tarball has none: tests/lint/check_spdx.sh lists the files itself then).
 if git -C "$work" rev-parse --git-dir >/dev/null 2>&1; then
   die "$work is inside a git repository; set TMPDIR to a directory outside one"
 fi

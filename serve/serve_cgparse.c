@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * serve_cgparse.c - the two cgroup texts the daemon reads, parsed by pure
- * functions (fuzzed by tests/fuzz_serve.c): /proc/self/mountinfo, for
+ * functions (fuzzed by tests/fuzz/fuzz_serve.c): /proc/self/mountinfo, for
  * where the cgroup hierarchies are mounted, and /proc/PID/cgroup, for a
  * requester's cgroup in each. Both read only text[0, len), copy nothing
  * longer than their buffers, and skip or refuse what is not well formed.

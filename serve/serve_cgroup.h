@@ -2,7 +2,7 @@
 /*
  * serve_cgroup.h - the tenants' cgroups: where the hierarchies are mounted
  * and what a process's cgroups are (serve_cgparse.c, pure parsers, fuzzed
- * by tests/fuzz_serve.c), a requester's cgroups opened so that a worker
+ * by tests/fuzz/fuzz_serve.c), a requester's cgroups opened so that a worker
  * can be placed in them and their limits read (serve_cgroup.c), and the
  * fill by that worker (serve_memfd.c).
  *

@@ -2,7 +2,7 @@
 /*
  * serve_config.h - the configuration of `pageclear serve`
  * (serve_config.c): a `key = value` file like the profile, parsed by a
- * pure function (fuzzed by tests/fuzz_serve.c); names of users and groups
+ * pure function (fuzzed by tests/fuzz/fuzz_serve.c); names of users and groups
  * are looked up afterwards (serve_config_resolve).
  */
 #ifndef PAGECLEAR_SERVE_CONFIG_H

@@ -6,7 +6,7 @@
  * `--check-config` reads the configuration and says what it means
  * (serve_check.c). It holds the daemon (serve/) and the library only:
  * `pageclear serve` runs this program (cli/startup/serve.c), and
- * tests/check_serve_binary.cmake checks that none of the command is in it.
+ * tests/lint/check_serve_binary.cmake checks that none of the command is in it.
  */
 #include <errno.h>
 #include <fcntl.h>

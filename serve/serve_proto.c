@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * serve_proto.c - the wire format of `pageclear serve`: decoding a
- * request (a pure function, fuzzed by tests/fuzz_serve.c) and encoding
+ * request (a pure function, fuzzed by tests/fuzz/fuzz_serve.c) and encoding
  * the reply. Fields are read and written with memcpy at fixed offsets, so
  * no struct layout or alignment of the buffer matters.
  */

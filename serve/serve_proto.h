@@ -12,7 +12,8 @@
  *   reply:   "pcRP", u16 version, u16 status, u64 size, u64 page,
  *            u64 reserved (0)
  * The library's client (src/serve_client.c) writes and reads the same
- * layout; tests/test_serve.c checks the two against each other.
+ * layout; tests/integration/daemon/test_serve.c checks the two against
+ * each other.
  */
 #ifndef PAGECLEAR_SERVE_PROTO_H
 #define PAGECLEAR_SERVE_PROTO_H

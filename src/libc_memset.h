@@ -6,7 +6,7 @@
  * defaults (defaults.c), the preload (preload/short_stores.c) and the
  * command (cli/tune/glibc_tunables.c, cli/tune/tune_glibc.c, cli/info.c) read it
  * from. Pure functions of their arguments, so that tests feed them any
- * C library on any CPU (tests/test_libc_memset.c).
+ * C library on any CPU (tests/unit/test_libc_memset.c).
  */
 #ifndef PCI_LIBC_MEMSET_H
 #define PCI_LIBC_MEMSET_H

@@ -4,7 +4,8 @@
  * serve` daemon. Self-contained: it needs nothing else of the library.
  *
  * The protocol (docs/serve.md; the daemon's side is serve/serve_proto.c,
- * and tests/test_serve.c checks the two against each other): one
+ * and tests/integration/daemon/test_serve.c checks the two against each
+ * other): one
  * request per connection on a SOCK_SEQPACKET Unix socket, 32 bytes each
  * way in the host's byte order,
  *   request: "pcRQ", u16 version 1, u16 op 1 (get), u64 size, u64 page,

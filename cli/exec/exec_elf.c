@@ -9,7 +9,7 @@
  * kernel runs it. It reads the preload library's notes too: a library
  * that is not the preload would be loaded and change nothing.
  * The bytes come from a file the user names: every offset and count is
- * checked against len before it is used (fuzzed in tests/test_exec_elf.c).
+ * checked against len before it is used (fuzzed in tests/unit/test_exec_elf.c).
  */
 #include <elf.h>
 #include <fcntl.h>

@@ -2,7 +2,8 @@
 /*
  * perf_options.c - perf's option syntax, for `pageclear bench mem`: a script
  * that drives perf drives this unchanged, and a mistake gets the message
- * perf gives it (docs/perf.md says what perf accepts; tests/perf_shape.py
+ * perf gives it (docs/perf.md says what perf accepts;
+ * tests/integration/command/perf_shape.py
  * holds these messages to the real tool's, stored under tests/data/perf/).
  *   -s 4MB, -s4MB, -cl5      short options, values next or attached,
  *                            several switches in one word

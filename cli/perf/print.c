@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * print.c - perf bench mem's output, line for line, so that what reads
- * perf's reads this (tests/perf_shape.py holds it to the real tool's):
+ * perf's reads this (tests/integration/command/perf_shape.py holds it to
+ * the real tool's):
  *   # function 'NAME' (WHAT)
  *   # Copying SIZE bytes ...        SIZE as typed; then a blank line
  *         12.345678 GB/sec          "%14lf", in 2^30 bytes (MB/sec below

@@ -4,7 +4,8 @@
  * nothing (bytes) or one unit, all in upper case or all in lower case:
  * B, KB, MB, GB, TB, each a power of 1024. perf also lets through a few
  * strings it then reads in part ("4KB5" as 4 KiB); those are refused
- * here (tests/perf_shape.py holds every other verdict to perf's).
+ * here (tests/integration/command/perf_shape.py holds every other
+ * verdict to perf's).
  */
 #include <stdint.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 /*
  * durations.h - how long the long subcommands take, the one place the
  * command's help, pageclear(1), README.md and docs/tuning.md take it from
- * (tests/check_durations.py holds the docs to these strings).
+ * (tests/lint/check_durations.py holds the docs to these strings).
  *
  * For a quiet 2-core machine with a 260 MiB LLC: every cold and use run
  * first evicts twice the LLC, so the time grows with it, and a loaded

@@ -2,7 +2,7 @@
 /*
  * glibc_tunables.c - the GLIBC_TUNABLES string `pageclear tune` suggests
  * and the rule that keeps it only where a re-measurement gains. Pure
- * functions: tests/test_glibc_tunables.c feeds them versions, loader
+ * functions: tests/unit/test_glibc_tunables.c feeds them versions, loader
  * listings, a user's own GLIBC_TUNABLES and synthetic measurements.
  */
 #include <stdio.h>

@@ -12,7 +12,7 @@
  * the string instruction, src/tuning/defaults.c), and the answer is the
  * smallest size from which pc_clear is within the noise of memset or
  * ahead, there and at every larger size measured. Tested on synthetic
- * machines in tests/test_tune_preload.c.
+ * machines in tests/unit/test_tune_preload.c.
  */
 #include <math.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """serve_get: arguments, and each of the daemon's refusals as the errno the
 library documents, against a scripted daemon on a socket of its own (the
-real daemon, with huge pages, is tests/serve.sh)."""
+real daemon, with huge pages, is tests/integration/daemon/serve.sh)."""
 
 from __future__ import annotations
 

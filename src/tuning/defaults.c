@@ -3,7 +3,7 @@
  * defaults.c - the thresholds' built-in defaults: one rule per row of
  * thresholds.def, from the CPU and the defaults of the rows above it, each
  * with its reason. The rules read only the CPU description (struct
- * pci_cpu), so tests feed them any machine: tests/test_rules.c checks each
+ * pci_cpu), so tests feed them any machine: tests/unit/test_rules.c checks each
  * against the machines measured, tests/data/thresholds/machines.json
  * (docs/notes.md, "Selection thresholds"). A profile (`pageclear tune`) or
  * a PAGECLEAR_* variable overrides them per host.

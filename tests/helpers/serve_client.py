@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""A client of `pageclear serve` for tests/serve.sh, speaking the wire
-format of docs/serve.md itself (not through the library), so that it can
-also send what the library never would.
+"""A client of `pageclear serve` for tests/integration/daemon/serve.sh and
+tests/stress/, speaking the wire format of docs/serve.md itself (not
+through the library), so that it can also send what the library never
+would.
 
   serve_client.py check FD [HOLD_S]   FD (inherited from `pageclear get`) is a
         sealed hugetlb memfd whose every byte reads zero; prints its inode

@@ -86,7 +86,7 @@ class Checker:
         if rel in PENDING:
             if path.exists():
                 self.fail(where, f"{rel} exists now: take it out of PENDING in "
-                                 "tests/check_doc_links.py")
+                                 "tests/lint/check_doc_links.py")
             return
         if not path.exists():
             parts = pathlib.PurePosixPath(rel).parts

@@ -4,7 +4,7 @@
 # warning, every alias resolves, and every PC_API function in the public
 # header has a section-3 page (its own or an alias) whose SYNOPSIS declares
 # it, so a new function cannot go undocumented.
-# Usage: tests/check_man.sh MAN_BUILD_DIR include/pageclear.h
+# Usage: tests/lint/check_man.sh MAN_BUILD_DIR include/pageclear.h
 set -euo pipefail
 dir="$1" header="$2"
 command -v groff >/dev/null || { echo "check_man: groff missing (apt-get install groff-base)" >&2; exit 1; }

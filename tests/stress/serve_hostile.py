@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """Two tenants of `pageclear serve` that do not trust each other: one
-well-behaved, one hostile (tests/serve_hostile_clients.py has both). The
+well-behaved, one hostile (tests/stress/serve_hostile_clients.py has both). The
 real daemon, with 2 MiB huge pages reserved for the run (as
-tests/serve_soak.py does, under the same lock and guardian), runs twice:
+tests/stress/serve_soak.py does, under the same lock and guardian), runs twice:
 the well-behaved tenant alone, then with the hostile one beside it.
 
 - the well-behaved tenant is uid 65533, in a cgroup of its own with no
@@ -42,6 +42,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 import serve_hostile_clients as hc  # noqa: E402
 import serve_soak as soak  # noqa: E402
 from serve_soak_daemon import _libc, die_with_parent  # noqa: E402

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The two tenants of tests/serve_hostile.py, each a process (or several)
+"""The two tenants of tests/stress/serve_hostile.py, each a process (or several)
 forked by it, already running as its uid and in its cgroup. They speak the
 wire format of docs/serve.md themselves (serve_soak_client's helpers) and
 write one JSON record per event to the run's report pipe.

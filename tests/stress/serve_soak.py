@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """Soak `pageclear serve`: the real daemon, with 2 MiB huge pages reserved
-for the run (nr_hugepages, as root, under the hugetlb lock tests/serve.sh
-takes) and given back on every way out, serves for a fixed time:
+for the run (nr_hugepages, as root, under the hugetlb lock
+tests/integration/daemon/serve.sh takes) and given back on every way out, serves for a fixed time:
 
 - CLIENTS (32) clients at once, a process per cycle (get, check the memfd,
   map it, count its non-zero bytes, write junk over every byte, hold it a
@@ -119,7 +119,7 @@ def start_guardian():
     gone: the daemon and clients die with it) it writes N back unless told
     'restored', and removes DIR. It ignores the terminal's signals and
     leaves the process group, so a ^C reaches only us. 'cg=DIR' names a
-    cgroup of the run (tests/serve_hostile.py's): its processes are
+    cgroup of the run (tests/stress/serve_hostile.py's): its processes are
     killed and it is removed, the deepest first; 'enabled=FILE' a
     cgroup.subtree_control the run wrote +hugetlb to, and gives back unless
     told 'disabled=FILE'. Returns its pid and the pipe's write end."""

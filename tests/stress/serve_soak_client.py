@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The clients of tests/serve_soak.py: each runs in a process of its own
+"""The clients of tests/stress/serve_soak.py: each runs in a process of its own
 (forked by the soak, or exec'd by `pageclear get`), does one thing to the
 daemon and writes one record, a JSON line, to the soak's report pipe (a
 write of less than PIPE_BUF bytes: whole or not at all, even if the
@@ -20,9 +20,8 @@ import sys
 import time
 
 # The protocol's message, page and seals, as the functional tests have them
-# (beside this file: it also runs as `python3 -I`, without its directory on
-# the path).
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# (tests/helpers/: this file also runs as `python3 -I`, with no path set).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 from serve_client import F_GET_SEALS, MSG, PAGE_2M, SEALS, request  # noqa: E402,F401
 
 CHUNK = 1 << 20

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The daemon under tests/serve_soak.py: its configuration for the run,
+"""The daemon under tests/stress/serve_soak.py: its configuration for the run,
 its processes (started, killed, stopped), and what is read of it from
 outside (its log, its threads and descriptors in /proc)."""
 import ctypes

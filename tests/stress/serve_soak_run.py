@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""The run of tests/serve_soak.py: the daemon's processes, the clients'
+"""The run of tests/stress/serve_soak.py: the daemon's processes, the clients'
 (forked from this single-threaded process, one per cycle), what they
 report, and the checks at the end. Every time bound here is a
 hang-catcher, far above what a cycle takes on a loaded machine."""

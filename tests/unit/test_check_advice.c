@@ -5,9 +5,9 @@
  * elsewhere, a small gain for a large loss, a large gain for a smaller
  * loss, states the contract does not weigh, and states not measured.
  */
-#include "../cli/check/check_advice.h"
-#include "../cli/tune/contract.h"
-#include "../cli/measure/target.h"
+#include "../../cli/check/check_advice.h"
+#include "../../cli/tune/contract.h"
+#include "../../cli/measure/target.h"
 #include "harness.h"
 
 /* pc_clear's contract: use within 5%, warm within 10%, cold not weighed. */

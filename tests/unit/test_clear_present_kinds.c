@@ -190,7 +190,7 @@ static void hugetlb(void)
     if (old < 0 || access(HUGE_DIR, W_OK) != 0)
         skip("cannot reserve hugetlb pages here (%s not writable)", HUGE_DIR);
     /* The lock the other hugetlb tests and measurements take
-     * (tests/serve.sh, pageclear prealloc). */
+     * (tests/integration/daemon/serve.sh, pageclear prealloc). */
     int lock = take_lock("/tmp/pageclear-hugetlb.lock", 60);
     if (lock == -2)
         skip("/tmp/pageclear-hugetlb.lock busy for a minute: another test or measurement "

@@ -5,9 +5,9 @@
  * everywhere, states that disagree, the candidate floor, states not
  * weighed, and a crossover lost in the noise.
  */
-#include "../cli/tune/decide.h"
-#include "../cli/measure/target.h"
-#include "../cli/units.h"
+#include "../../cli/tune/decide.h"
+#include "../../cli/measure/target.h"
+#include "../../cli/units.h"
 #include "harness.h"
 
 static const size_t sizes[] = {256 * KIB, 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB};

@@ -13,8 +13,8 @@
 #include <elf.h>
 #include <fcntl.h>
 
-#include "../cli/exec/exec_elf.h"
-#include "../preload/note.h"
+#include "../../cli/exec/exec_elf.h"
+#include "../../preload/note.h"
 #include "harness.h"
 
 #if defined(__x86_64__)

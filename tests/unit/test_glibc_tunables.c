@@ -8,7 +8,7 @@
  */
 #include <stdint.h>
 
-#include "../cli/tune/glibc_tunables.h"
+#include "../../cli/tune/glibc_tunables.h"
 #include "harness.h"
 
 static void strings(void)
@@ -46,7 +46,7 @@ static void strings(void)
 }
 
 /* The memset non-temporal tunable is offered from glibc 2.40 on (the
- * version strings themselves: tests/test_libc_memset.c). */
+ * version strings themselves: tests/unit/test_libc_memset.c). */
 static void versions(void)
 {
     CHECK_EQ(PCI_GLIBC_MEMSET_NT_SINCE, 40);

@@ -13,7 +13,7 @@
  */
 #include <errno.h>
 
-#include "../cli/host/kernel.h"
+#include "../../cli/host/kernel.h"
 #include "harness.h"
 
 #define PAGE_AT_A_TIME "ffffffff821eb070 T clear_page_rep\n"  \

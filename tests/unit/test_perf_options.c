@@ -4,7 +4,8 @@
  * (cli/perf/): perf's sizes against a reference written here (a table,
  * then 300000 random strings, each ending on a guard page), perf's option
  * syntax (clusters, attached values, abbreviations, negation, "--", and
- * the errors), and perf's units with their boundaries. tests/perf_shape.py
+ * the errors), and perf's units with their boundaries.
+ * tests/integration/command/perf_shape.py
  * holds the whole command to the real perf's output.
  */
 #include <stdint.h>

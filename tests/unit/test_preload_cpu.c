@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../preload/short_stores.h"
+#include "../../preload/short_stores.h"
 #include "harness.h"
 
 #define OSXSAVE (1u << 27)
@@ -166,7 +166,7 @@ static void synthetic_avx2(void)
  * 2048 B): Intel with ERMS from glibc 2.26 (AMD with ERMS under glibc
  * 2.26-2.38), and no tunable that moves its rep stosb or non-temporal
  * thresholds or turns ERMS off; the rule's own cases are in
- * tests/test_libc_memset.c. */
+ * tests/unit/test_libc_memset.c. */
 static void synthetic_stosb(void)
 {
     struct pci_cpuid c = intel_avx_vnni();

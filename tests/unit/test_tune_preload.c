@@ -6,9 +6,9 @@
  */
 #include <stdint.h>
 
-#include "../cli/tune/contract.h"
-#include "../cli/tune/decide.h"
-#include "../cli/tune/tune_preload.h"
+#include "../../cli/tune/contract.h"
+#include "../../cli/tune/decide.h"
+#include "../../cli/tune/tune_preload.h"
 #include "harness.h"
 
 #define MIB ((size_t)1 << 20)

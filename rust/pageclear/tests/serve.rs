@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! serve_get: arguments, no daemon, and the daemon's refusals as errnos,
 //! against a scripted daemon on a socket of its own (the real daemon, with
-//! huge pages, is tests/serve.sh). One test function: the socket's path is
-//! process-wide ($PAGECLEAR_SOCKET).
+//! huge pages, is tests/integration/daemon/serve.sh). One test function:
+//! the socket's path is process-wide ($PAGECLEAR_SOCKET).
 
 use std::thread;
 

@@ -3,7 +3,8 @@
 """Record the real perf's answers to tests/data/perf/cases.txt into
 tests/data/perf/fixtures.json: each case's arguments, the huge pages it
 ran with, perf's exit status, standard output and standard error.
-tests/perf_shape.py then holds `pageclear bench mem` to their shape.
+tests/integration/command/perf_shape.py then holds `pageclear bench mem`
+to their shape.
 
 It measures (perf runs its benchmarks), so it takes the machine's bench
 lock; cases that need huge pages reserve them under the hugetlb lock and

@@ -3,11 +3,12 @@
 # `pageclear compare` end to end: a file against itself changes nothing
 # significantly; every run scaled by 1.5 shows as +50% (significant where
 # the runs are tight, and with the p of an independent implementation of
-# the test, tests/check_compare.py, everywhere); the environments'
-# differences come first; records not in every file are listed; --json
-# and --csv; two stored files from kernels that clear differently show
-# the change of clearing and preemption model (tests/data/README.md);
-# files it cannot read are refused with a reason and exit 2.
+# the test, check_compare.py beside this script, everywhere); the
+# environments' differences come first; records not in every file are
+# listed; --json and --csv; two stored files from kernels that clear
+# differently show the change of clearing and preemption model
+# (tests/data/README.md); files it cannot read are refused with a reason
+# and exit 2.
 # Usage: cli_compare.sh PAGECLEAR SOURCE_DIR
 set -u
 bin="$1"; src="$2"
@@ -15,7 +16,7 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 fail=0
 step() { echo "--- $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
-ref="python3 $src/tests/check_compare.py"
+ref="python3 $src/tests/integration/command/check_compare.py"
 
 step "results files to compare: mem (runs) and mmap anon-w-seq (runs and CPU times)"
 "$bin" mem clear -s 64KB -f all -n 6 --json > "$tmp/mem.json" || bad "mem exit $?"
@@ -91,7 +92,7 @@ rows=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['rows
 step "kernels that clear differently: stored files, their environments' differences"
 ka="$src/tests/data/kernel-a.json"; kb="$src/tests/data/kernel-b.json"
 for f in "$ka" "$kb"; do
-    python3 "$src/tests/check_json.py" "$src/docs/results.schema.json" "$f" \
+    python3 "$src/tests/helpers/check_json.py" "$src/docs/results.schema.json" "$f" \
         --expect fault headroom > /dev/null || bad "$f against the schema"
 done
 "$bin" compare "$ka" "$kb" > "$tmp/k.txt" || bad "compare kernels exit $?"

@@ -85,7 +85,7 @@ if [ "$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages 2>/dev/n
     expect 1 "nr_hugepages" mmap -s 2G -p 1GB -l 1
 fi
 # serve's configuration and get's arguments; get with no daemon behind
-# the socket (tests/serve.sh runs the daemon itself).
+# the socket (tests/integration/daemon/serve.sh runs the daemon itself).
 cfg=$(mktemp)
 printf 'quota = 1G\n\nreserve.2M = 3M\n' > "$cfg"
 expect 2 "line 3: reserve.2M: 3M is not a whole number of 2MiB pages" serve --check-config --config "$cfg"

@@ -6,10 +6,10 @@
 # (the results file's members, its header's keys in order, the records'
 # keys and, for the library's functions and memset, which sizes and
 # states it measures and where it gives verdicts). Machine-dependent
-# values are masked; the rest is compared with tests/golden/.
+# values are masked; the rest is compared with tests/data/golden/.
 # Usage: cli_golden.sh PAGECLEAR PRINT_PROFILE SOURCE_DIR
 set -u
-bin="$1"; print_profile="$2"; golden="$3/tests/golden"
+bin="$1"; print_profile="$2"; golden="$3/tests/data/golden"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 unset PAGECLEAR_IMPL PAGECLEAR_UNIT PAGECLEAR_VECTOR_MAX PAGECLEAR_NT_THRESHOLD \
       PAGECLEAR_COLD_NT_THRESHOLD PAGECLEAR_PARALLEL_NT_THRESHOLD
@@ -60,5 +60,5 @@ for r in recs:
 PY
 same "check --json shape" "$tmp/check-shape.txt" "$golden/check-shape.txt"
 
-[ $fail -eq 0 ] && echo "outputs match tests/golden"
+[ $fail -eq 0 ] && echo "outputs match tests/data/golden"
 exit $fail

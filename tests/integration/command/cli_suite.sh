@@ -10,7 +10,7 @@ fail=0
 step() { echo "--- $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
 schema="$src/docs/results.schema.json"
-check="python3 $src/tests/check_json.py $schema"
+check="python3 $src/tests/helpers/check_json.py $schema"
 
 step "default suite, --quick --json"
 "$bin" --quick --json > "$tmp/suite.json" || bad "suite exit $?"

@@ -18,7 +18,7 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 fail=0
 step() { echo "--- $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
-check="python3 $src/tests/check_json.py $src/docs/results.schema.json"
+check="python3 $src/tests/helpers/check_json.py $src/docs/results.schema.json"
 # No profile of the machine's or the user's may leak in.
 unset PAGECLEAR_PROFILE PAGECLEAR_IMPL PAGECLEAR_VECTOR_MAX PAGECLEAR_NT_THRESHOLD \
       PAGECLEAR_COLD_NT_THRESHOLD PAGECLEAR_PARALLEL_NT_THRESHOLD XDG_CONFIG_HOME \

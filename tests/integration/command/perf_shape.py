@@ -33,8 +33,8 @@ import subprocess
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
-SRC = HERE.parent
-FIXTURES = HERE / "data" / "perf" / "fixtures.json"
+SRC = HERE.parents[2]
+FIXTURES = SRC / "tests" / "data" / "perf" / "fixtures.json"
 CAP_SIZE, CAP_NAME, CAP_LOOPS = 256 << 20, "256MB", 2
 UNITS = {"": 0, "B": 0, "KB": 10, "MB": 20, "GB": 30, "TB": 40}
 HUGE = {"2MB": ("hugepages-2048kB", 2 << 20), "1GB": ("hugepages-1048576kB", 1 << 30)}

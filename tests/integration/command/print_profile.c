@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * print_profile.c - prints the profile pc_profile_format writes for fixed
- * thresholds and a two-line comment, for tests/cli_golden.sh: the format
+ * thresholds and a two-line comment, for
+ * tests/integration/command/cli_golden.sh: the format
  * (keys, their order, how sizes and "never" are written) must not change
  * by accident.
  */

@@ -12,7 +12,7 @@ set -u
 bin="$1"
 scenario="$2"
 here="$(cd "$(dirname "$0")" && pwd)"
-client="python3 $here/serve_client.py"
+client="python3 $here/../../helpers/serve_client.py"
 hp=/sys/kernel/mm/hugepages/hugepages-2048kB
 pages=24 # what the largest scenario needs: 16 MiB of reserve and a client's 8 MiB
 

@@ -7,7 +7,7 @@
  * reply that is not the protocol, or a descriptor that is not what it
  * promises, into EPROTO with nothing leaked; a socket served by an
  * untrusted uid into EPERM with nothing sent. The daemon itself, with real
- * huge pages, is tests/serve.sh.
+ * huge pages, is tests/integration/daemon/serve.sh.
  */
 #include <errno.h>
 #include <fcntl.h>

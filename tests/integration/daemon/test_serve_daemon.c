@@ -5,7 +5,7 @@
  * connections. A client refused as busy gets the refusal (EAGAIN from
  * pc_serve_get), whether its request came before the daemon answered or
  * after; a client that sent more than its request still gets the reply.
- * tests/serve_soak.py found both broken: the daemon closed connections
+ * tests/stress/serve_soak.py found both broken: the daemon closed connections
  * with a message unread, and the kernel then resets the client's side,
  * which reads ECONNRESET before the reply queued for it. And the quota's
  * tables: tenants against a reference, a grant's life against its memory's.

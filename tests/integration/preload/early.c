@@ -2,7 +2,8 @@
 /*
  * early.c - early.so, preloaded after libpageclear-preload.so and so
  * initialised before it: its constructor calls memset while the preload
- * is not ready (tests/preload.sh, target ctor). It must work, and not
+ * is not ready (tests/integration/preload/preload.sh, target ctor). It
+ * must work, and not
  * recurse. With PC_TEST_EARLY_THREAD set it also starts a thread that
  * calls memset until the process ends, so that the preload's constructor
  * runs while another thread is in its entry, its limits changing under

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * first_touch.c - the program tests/preload_first_touch.sh runs under the
+ * first_touch.c - the program
+ * tests/integration/preload/preload_first_touch.sh runs under the
  * preload, built without pageclear: zero memsets of fresh memory, the
  * kind PAGECLEAR_PRELOAD_FIRST_TOUCH is for, and of a file's private
  * mapping, where nothing may be populated or skipped. It prints what the

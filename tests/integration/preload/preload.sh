@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# libpageclear-preload.so under tests/preload/target, a program built
-# without pageclear, one case per ctest name (tests/preload/CMakeLists.txt).
+# libpageclear-preload.so under preload_target (target.c beside this
+# script), a program built without pageclear, one case per ctest name
+# (tests/integration/preload/CMakeLists.txt).
 # PAGECLEAR_PRELOAD_STATS=1 is the observable of where calls went: its
 # lines are "pageclear-preload: CLASS  pageclear-calls bytes  libc-calls
 # bytes".
@@ -459,7 +460,8 @@ print(h.hexdigest())'
     [ "$(stat py '[1M, 16M)' 1)" -gt 0 ] || bad "python3: no call went via pageclear"
     ;;
 calls)
-    # The per-call benchmark (tests/preload/calls.c) runs and compares what
+    # The per-call benchmark (tests/integration/preload/calls.c) runs and
+    # compares what
     # it says: under the preload the memset it finds is not the C
     # library's, without it both are. One round, not a timing check.
     calls="$(dirname "$target")/preload_calls"
@@ -474,7 +476,7 @@ calls)
     "$calls" 0 > /dev/null 2>&1; [ $? -eq 2 ] || bad "preload_calls 0 rounds: not exit 2"
     # scripts/preload_calls.py, the tables of docs/notes.md's short calls: two
     # columns, two sizes, both tables; a bad path name refused.
-    tables="$(dirname "$0")/../scripts/preload_calls.py"
+    tables="$(dirname "$0")/../../../scripts/preload_calls.py"
     python3 "$tables" --calls "$calls" --preload "$preload" --runs 1 --rounds 1 \
         --paths entry,sse2 8 64 > "$tmp/tables.out" 2>&1 || bad "preload_calls.py"
     [ "$(grep -c '^| per call | entry | sse2 |$' "$tmp/tables.out")" = 2 ] &&
@@ -520,7 +522,7 @@ calls)
     case "$preload" in
     */glibc-hwcaps/*) ;; # the copies: the filter is the same for all three
     *)
-        states="$(dirname "$0")/../scripts/preload_states.py"
+        states="$(dirname "$0")/../../../scripts/preload_states.py"
         build=$(dirname "$(dirname "$bin")")
         ratios='[0-9.]+x \([0-9.x-]+\) \| [0-9.]+x \([0-9.x-]+\)'
         python3 "$states" --build "$build" --runs 1 --passes 1 --states warm,first --min 64K \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # PAGECLEAR_PRELOAD_FIRST_TOUCH under a program built without pageclear
-# (tests/preload/first_touch.c): the zero memset of fresh anonymous memory
+# (tests/integration/preload/first_touch.c): the zero memset of fresh
+# anonymous memory
 # is faulted in by the kernel (populate, the default: no page absent
 # afterwards), left alone exactly where the kernel had handed out nothing
 # (skip: those pages still absent), or stored by the C library (store:
@@ -16,7 +17,8 @@ set -u
 preload="$1" target="$2" sanitized="$3" bin="$4"
 if [ "$sanitized" = 1 ]; then
     echo "SKIP: a sanitizer build: its runtime must come first in the lookup order"
-    echo "and intercepts memset itself (tests/preload.sh says more)"
+    echo "and intercepts memset itself (tests/integration/preload/preload.sh" \
+         "says more)"
     exit 77
 fi
 tmp=$(mktemp -d)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# The preload under seccomp filters (tests/preload/seccomp.c): a filter
+# The preload under seccomp filters (tests/integration/preload/seccomp.c):
+# a filter
 # that kills, traps or refuses one of the system calls the first-touch
 # modes make, installed by the program after start (prctl, seccomp(2),
 # seccomp(2) with TSYNC while another thread zeroes) or before exec. In
@@ -14,7 +15,8 @@ set -u
 preload="$1" target="$2" sanitized="$3" bin="$4"
 if [ "$sanitized" = 1 ]; then
     echo "SKIP: a sanitizer build: its runtime must come first in the lookup order"
-    echo "and intercepts memset itself (tests/preload.sh says more)"
+    echo "and intercepts memset itself (tests/integration/preload/preload.sh" \
+         "says more)"
     exit 77
 fi
 tmp=$(mktemp -d)

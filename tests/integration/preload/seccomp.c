@@ -2,7 +2,8 @@
 /*
  * seccomp.c - a program built without pageclear that runs under a seccomp
  * filter whose action on one system call is KILL, TRAP or ERRNO, for
- * tests/preload_seccomp.sh: with the preload it must exit and print
+ * tests/integration/preload/preload_seccomp.sh: with the preload it must
+ * exit and print
  * exactly what it does without it.
  *
  *   preload_seccomp run HOW CALL ACTION

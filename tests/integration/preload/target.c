@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * target.c - a program that knows nothing of pageclear (it is not built
- * or linked against it), run by tests/preload.sh under
+ * or linked against it), run by tests/integration/preload/preload.sh under
  * libpageclear-preload.so. It calls memset, bzero, explicit_bzero and
  * __memset_chk through volatile function pointers, so that its compiler
  * keeps every call a call, and checks every byte: the extent, the
@@ -228,8 +228,8 @@ static void touch(unsigned char *p, size_t n)
 }
 
 /* 64 calls of 64 KiB, 3 of 4 MiB (memset 0, explicit_bzero, memset
- * 0xee), on memory already touched: tests/preload.sh reads where they
- * went. */
+ * 0xee), on memory already touched: tests/integration/preload/preload.sh
+ * reads where they went. */
 static int mode_route(void)
 {
     static unsigned char small[64 << 10];
@@ -393,7 +393,8 @@ static int mode_fork(void)
  * faults the other pages in (the preload's mincore sees the middle page
  * not resident: to the C library),
  * the second finds them resident (to pageclear from preload_min 1M).
- * tests/preload.sh reads the routes; here, the bytes and errno. */
+ * tests/integration/preload/preload.sh reads the routes; here, the bytes
+ * and errno. */
 static int mode_first(void)
 {
     size_t n = (size_t)4 << 20;
@@ -427,7 +428,8 @@ static int mode_chk(void)
  * length and alignment through the preload's entry (mode_correct); on
  * x86-64 memset's head still reads its first limit from memory (mov
  * %rdi, %rax: 48 89 f8, then cmp VAR(%rip): 48 3b): its code is as
- * built. Run under tests/preload/wx.c, which kills the process at any
+ * built. Run under tests/integration/preload/wx.c, which kills the
+ * process at any
  * request for writable and executable memory. */
 static int mode_wx(void)
 {

@@ -3,7 +3,8 @@
  * wx.c - run a program where no memory may become writable and executable:
  * a seccomp filter, kept across execve, kills the process (SIGSYS) at any
  * mmap, mprotect or pkey_mprotect asking for PROT_WRITE and PROT_EXEC
- * together, as systemd's MemoryDenyWriteExecute= does. tests/preload.sh
+ * together, as systemd's MemoryDenyWriteExecute= does.
+ * tests/integration/preload/preload.sh
  * runs programs under the preload through it: a preload that wrote its
  * own code would die here.
  * Usage: wx PROGRAM [ARGS...]   (the environment, LD_PRELOAD included, is
