@@ -3,7 +3,7 @@
  * short_stores.h - which stores the x86-64 memset entries may use for
  * short calls: the rules, fed the cpuid and XCR0 words
  * (src/arch/x86_64/cpu_words.c, compiled into the preload), so that
- * tests/test_preload_cpu.c can feed them the CPUs this machine is not.
+ * tests/unit/test_preload_cpu.c can feed them the CPUs this machine is not.
  */
 #ifndef PCI_PRELOAD_SHORT_STORES_H
 #define PCI_PRELOAD_SHORT_STORES_H

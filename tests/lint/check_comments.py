@@ -33,7 +33,7 @@ ROOTS = ("src", "cli", "serve", "preload", "include", "python", "rust", "cmake",
 TOP = ("CMakeLists.txt",)
 C_LIKE = (".c", ".h", ".def", ".rs")
 HASH_LIKE = (".sh", ".py", ".cmake", ".list", ".in")
-SKIP = ("tests/data/", "tests/golden/", "rust/target")
+SKIP = ("tests/data/", "rust/target")
 SKIP_FILES = {"tests/abi/pageclear-1.0.h"}  # frozen: the 1.0 header as released
 SELF = pathlib.Path(__file__).resolve()  # its own text names every pattern
 
