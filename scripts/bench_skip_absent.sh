@@ -40,19 +40,8 @@ done
 [ ${#parts[@]} -gt 0 ] || parts=(calloc present)
 
 lockf=/tmp/pageclear-bench.lock
-held_above() { # an ancestor of this shell holds the lock (flock(1) around us)
-    local ino p holders
-    ino=$(stat -c %i "$lockf" 2>/dev/null) || return 1
-    holders=$(awk -v ino="$ino" '$2 == "FLOCK" { n = split($6, a, ":"); if (a[n] == ino) print $5 }' /proc/locks)
-    [ -n "$holders" ] || return 1
-    p=$$
-    while [ "$p" -gt 1 ]; do
-        grep -qx "$p" <<<"$holders" && return 0
-        p=$(awk '/^PPid:/ {print $2}' "/proc/$p/status" 2>/dev/null) || return 1
-    done
-    return 1
-}
-if ! held_above; then
+# Unless an ancestor of this shell holds it (flock(1) around us).
+if ! python3 tests/helpers/lock.py held-above "$lockf"; then
     exec 9>"$lockf"
     flock 9
 fi

@@ -34,7 +34,6 @@ Usage: serve_soak.py PAGECLEAR [--soak SECONDS] [--clients N] [--seed N]
   default: a 10 s run (ctest's serve_soak); --soak SECONDS for a long one.
 """
 import argparse
-import fcntl
 import json
 import os
 import random
@@ -45,6 +44,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+import lock as locks  # noqa: E402
 import serve_soak_run as run  # noqa: E402
 
 HP = "/sys/kernel/mm/hugepages/hugepages-2048kB"
@@ -77,39 +78,9 @@ def write_int(path, value):
         f.write("%d\n" % value)
 
 
-def held_above(lockf):
-    """Does a process this one runs under hold the lock already (`flock
-    LOCK ctest ...`)? Taking it again would wait for ever."""
-    try:
-        ino = os.stat(lockf).st_ino
-        with open("/proc/locks") as f:
-            holders = {int(w[4]) for w in (ln.split() for ln in f)
-                       if len(w) > 5 and w[1] == "FLOCK" and w[5].split(":")[-1] == str(ino)}
-    except (OSError, ValueError):
-        return False
-    p = os.getpid()
-    while p > 1:
-        if p in holders:
-            return True
-        try:
-            with open("/proc/%d/status" % p) as f:
-                p = next(int(ln.split()[1]) for ln in f if ln.startswith("PPid:"))
-        except (OSError, StopIteration, ValueError):
-            return False
-    return False
-
-
 def take_lock():
     """The hugetlb lock, unless an ancestor holds it: (fd or None)."""
-    if held_above(LOCK):
-        return None
-    fd = os.open(LOCK, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        print("waiting for %s (another run reserves huge pages)" % LOCK, flush=True)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
+    return locks.take(LOCK, "waiting for %s (another run reserves huge pages)" % LOCK)
 
 
 def start_guardian():

@@ -21,19 +21,7 @@ pages=24 # what the largest scenario needs: 16 MiB of reserve and a client's 8 M
 # (`flock /tmp/pageclear-hugetlb.lock ctest ...`): taking it again here
 # would wait for ever.
 lockf=/tmp/pageclear-hugetlb.lock
-held_above() {
-    local ino p holders
-    ino=$(stat -c %i "$lockf" 2>/dev/null) || return 1
-    holders=$(awk -v ino="$ino" '$2 == "FLOCK" { n = split($6, a, ":"); if (a[n] == ino) print $5 }' /proc/locks)
-    [ -n "$holders" ] || return 1
-    p=$$
-    while [ "$p" -gt 1 ]; do
-        grep -qx "$p" <<<"$holders" && return 0
-        p=$(awk '/^PPid:/ {print $2}' "/proc/$p/status" 2>/dev/null) || return 1
-    done
-    return 1
-}
-if ! held_above; then
+if ! python3 "$here/../../helpers/lock.py" held-above "$lockf"; then
     exec 9>"$lockf"
     flock 9
 fi
