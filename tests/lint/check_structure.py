@@ -13,7 +13,9 @@
   is one name): a header is included by its name alone, and one target
   sees several components' folders (the library's and the command's);
 - no instruction or CPU-feature test in a C file outside src/arch/ but for
-  the preload's memset entries (ARCH_FILES), which docs/design.md names.
+  the preload's memset entries (ARCH_FILES), which docs/design.md names;
+- every file of tests/ but its CMakeLists.txt lies in a folder of
+  TEST_LAYOUT, the tests by kind.
 Usage: check_structure.py SOURCE_DIR
 """
 import pathlib
@@ -55,6 +57,20 @@ LAYOUT = {
     "python/src": "the Python extension",
 }
 SOURCE_ROOTS = ("cli", "serve", "src", "preload", "python/src")
+# The tests by kind (docs/design.md's map has a line for each): a file of
+# tests/ elsewhere fails, so a new kind comes with its line here.
+TEST_LAYOUT = {
+    "unit": "a program per concern, against references, sentinels and guard pages",
+    "integration/command": "the command run for real: outputs, errors, golden files, perf",
+    "integration/daemon": "the daemon's parsers, the daemon, huge pages for real",
+    "integration/preload": "programs built without pageclear, under the preload",
+    "stress": "long and heavy runs: the soak, a hostile tenant, the timed loads",
+    "fuzz": "fuzz targets: seeded drivers, libFuzzer with PC_FUZZ",
+    "lint": "the tree's own checks",
+    "helpers": "what the tests share",
+    "data": "golden outputs, stored results, recorded answers",
+    "abi": "the size contract against the frozen 1.0 header",
+}
 
 
 def functions(lines):
@@ -101,6 +117,33 @@ def c_files(root):
     return sorted(p for p in root.rglob("*.[ch]")
                   if not any(d in SKIP_DIRS or d.startswith(("build", "."))
                              for d in p.relative_to(root).parts[:-1]))
+
+
+def test_files(root):
+    """tests/'s files, relative to it: git's list where root is a checkout,
+    else every file but caches and hidden ones (a release tarball)."""
+    tests = root / "tests"
+    try:
+        out = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "tests"],
+                             capture_output=True, check=True).stdout.decode()
+        if out:
+            return sorted(pathlib.PurePosixPath(f).relative_to("tests")
+                          for f in out.split("\0") if f)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return sorted(pathlib.PurePosixPath(p.relative_to(tests).as_posix())
+                  for p in tests.rglob("*") if p.is_file()
+                  and not any(d == "__pycache__" or d.startswith(".")
+                              for d in p.relative_to(tests).parts))
+
+
+def tests_outside(root):
+    """Yield a line for each file of tests/ outside TEST_LAYOUT."""
+    for rel in test_files(root):
+        if rel.as_posix() == "CMakeLists.txt":
+            continue
+        if not any(rel.as_posix().startswith(k + "/") for k in TEST_LAYOUT):
+            yield f"tests/{rel}: not in a folder of TEST_LAYOUT (tests/ by kind)"
 
 
 def arch_code_outside(root):
@@ -154,7 +197,8 @@ def shared_names(root):
 
 def main():
     root = pathlib.Path(sys.argv[1])
-    bad = list(arch_code_outside(root)) + list(layout_problems(root)) + list(shared_names(root))
+    bad = (list(arch_code_outside(root)) + list(layout_problems(root))
+           + list(shared_names(root)) + list(tests_outside(root)))
     for d in SOURCE_ROOTS:
         for p in sorted((root / d).rglob("*.[ch]")):
             text = p.read_text().splitlines()
@@ -171,7 +215,8 @@ def main():
     print(f"check_structure: {len(LAYOUT)} folders as LAYOUT says, none over {DIR_MAX} C files; "
           "files and functions within bounds; one name per file; "
           "the daemon apart from the command; "
-          "instructions and CPU tests in src/arch/ and the preload's memset entries")
+          "instructions and CPU tests in src/arch/ and the preload's memset entries; "
+          f"tests/ in its {len(TEST_LAYOUT)} folders by kind")
     return 0
 
 
