@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -180,8 +181,13 @@ __attribute__((no_sanitize_thread)) static void close_others(const int *keep, un
  * (writing "0" moves the writer), then fills. Its exit status: 0, or the
  * errno that stopped it. */
 __attribute__((no_sanitize_thread)) static int worker(const struct serve_tenant *t, int memfd,
-                                                      uint64_t size)
+                                                      uint64_t size, long daemon)
 {
+    /* The daemon killed with SIGKILL takes its worker along: an orphan
+     * would go on holding the tenant's pages. */
+    if (syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 ||
+        syscall(SYS_getppid) != daemon)
+        return ECANCELED;
     int keep[SERVE_CG_MAX + 1];
     unsigned n = 0;
     keep[n++] = memfd;
@@ -212,10 +218,16 @@ int serve_worker_fill(const struct serve_tenant *t, int memfd, uint64_t size, co
         ca.flags |= PC_CLONE_INTO_CGROUP; /* it never runs in the daemon's v2 cgroup */
         ca.cgroup = (uint64_t)t->v2_dir;
     }
-    /* exit_signal 0: no SIGCHLD, nobody else's wait reaps it. */
+    long daemon = getpid();
+    /* exit_signal 0: no SIGCHLD, nobody else's wait reaps it. It leaves by
+     * the system call, not _exit: a sanitizer's _exit takes locks that
+     * another thread of the daemon may have held at the clone. */
     long pid = syscall(SYS_clone3, &ca, sizeof(ca));
-    if (pid == 0)
-        _exit(worker(t, memfd, size));
+    if (pid == 0) {
+        int status = worker(t, memfd, size, daemon);
+        for (;;)
+            syscall(SYS_exit_group, status);
+    }
     if (pid < 0)
         return -errno;
     int killed = 0;
