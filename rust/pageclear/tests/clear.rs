@@ -135,7 +135,11 @@ fn fill_through_the_selection_sets_exactly_the_range() {
                 "fill: off {off} len {len}"
             ),
             Err(e) => {
-                assert_eq!(e.kind(), ErrorKind::Unsupported, "fill: off {off} len {len}");
+                assert_eq!(
+                    e.kind(),
+                    ErrorKind::Unsupported,
+                    "fill: off {off} len {len}"
+                );
                 arena.check(off, 0, "fill refused"); // nothing written
             }
         }
