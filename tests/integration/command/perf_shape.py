@@ -53,6 +53,8 @@ def absent_memsets(pageclear):
     out = subprocess.run([pageclear, "list"], capture_output=True, text=True, check=True).stdout
     runs = {ln.split()[0] for ln in out.splitlines() if ln.strip() and "[not supported here]" not in ln}
     return PERF_X86_MEMSETS - runs
+
+
 RATE = re.compile(r"^ (?P<num>[ \d.a-z+-]{14,}?)(?P<d>d?) (?P<unit>bytes/sec|KB/sec|MB/sec|GB/sec"
                   r"|cycles/byte)(?P<thr>/thread\t\( \+- [ \d]{3,}\.\d\d% \))?$")
 SIMPLE = re.compile(r"^(\d+\.\d{6}|inf|-?nan)$")
