@@ -4,10 +4,9 @@
 # Where and when: this project's machine on 2026-11-22, a KVM guest
 # reporting an AMD EPYC (family 25 model 17 stepping 1: Zen 4), 2 cores,
 # L2 1 MiB, L3 32 MiB, shared with other tenants; a full run of
-# `pageclear tune -o FILE` with library 0.2.0 (the file it wrote is
-# 7af8c43:docs/amd-zen4-guest.profile, in git); docs/notes.md says why
-# each threshold is what it is, and 7af8c43:docs/measurements-zen4.md
-# (section 10, in git) has the tables behind each choice.
+# `pageclear tune -o FILE` with library 0.2.0; docs/notes.md, "Selection
+# thresholds", says why each threshold is what it is, and
+# tests/data/thresholds/machines.json holds the windows measured there.
 # library: measured with 0.2.0. The thresholds mean what they meant then
 # (the selection that reads them and the ranges a profile accepts are
 # unchanged since), so the line names the major version that reads it.
