@@ -84,8 +84,16 @@ done < <(PAGECLEAR_STATIC=1 executables)
 
 # --- the packaged -sys crate carries and builds the C sources -------------
 echo "--- cargo package (both crates; pageclear verified against the packaged pageclear-sys)"
-cargo package --locked --workspace --allow-dirty
-crate="target/package/pageclear-sys-$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1).crate"
+version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
+# cargo verifies pageclear against the packaged -sys crate as if it came
+# from a registry: unpacked under CARGO_HOME in a folder named after the
+# package directory's path, and built as a registry crate, which cargo never
+# rebuilds. Both would be reused by a later run at the same path, building
+# an older pageclear-sys of the same version instead of this one.
+packaging="$repo/rust/target/packaging"
+rm -rf "$packaging" "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"pageclear-sys-$version"
+CARGO_TARGET_DIR="$packaging" cargo package --locked --workspace --allow-dirty
+crate="$packaging/package/pageclear-sys-$version.crate"
 unpacked="$(mktemp -d)"
 trap 'rm -rf "$unpacked"' EXIT
 tar -xzf "$crate" -C "$unpacked"
