@@ -5,10 +5,12 @@
 # CPU `pageclear info` reports as "Intel(R) Xeon(R) Processor" (GenuineIntel
 # family 6 model 207 stepping 2: Sapphire/Emerald Rapids class), 2 cores,
 # L1d 48 KiB, L2 2 MiB, L3 260 MiB shared with other tenants; a full run of
-# `PAGECLEAR_PROFILE= pageclear tune -o FILE` with library 0.2.0 (commit
-# 338c8e9). The machine was busy (other tenants,
-# other work in the guest): run-to-run spread in tune's tables reached
-# 30-48% from 32 KiB up; the choices rest on medians of 15 interleaved runs.
+# `PAGECLEAR_PROFILE= pageclear tune -o FILE` with library 0.2.0. The
+# machine was busy (other tenants, other work in the guest): run-to-run
+# spread in tune's tables reached 30-48% from 32 KiB up; the choices rest on
+# medians of 15 interleaved runs. docs/notes.md, "Selection thresholds",
+# says why each threshold is what it is, and
+# tests/data/thresholds/machines.json holds the windows measured there.
 # library: measured with 0.2.0. The thresholds mean what they meant then
 # (the selection that reads them and the ranges a profile accepts are
 # unchanged since), so the line names the major version that reads it.
